@@ -1,0 +1,3 @@
+from dolma_sql.cli import main
+
+main()

@@ -1,0 +1,51 @@
+"""The ``dolma-sql`` command line.
+
+``dolma-sql [-c CONFIG] COMMAND [dolma's dotted flags…]``: the same invocations as
+``dolma``. Each command lives in :mod:`dolma_sql.commands` as a module with a
+``register(app)`` function, discovered here, so adding a command touches no shared file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+import dolma_sql.commands
+from dolma_sql.errors import DolmaSqlError
+
+app = typer.Typer(
+    name="dolma-sql",
+    help="Dolma's corpus toolkit (tag, dedupe, mix, tokens, stat) on DuckDB + Arrow.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback()
+def _global_options(
+    ctx: typer.Context,
+    config: Optional[str] = typer.Option(None, "-c", "--config", help="JSON or YAML config file (dolma's -c)."),
+) -> None:
+    ctx.obj = {"config": config}
+
+
+def _register_commands() -> None:
+    for module in sorted(pkgutil.iter_modules(dolma_sql.commands.__path__), key=lambda m: m.name):
+        importlib.import_module(f"dolma_sql.commands.{module.name}").register(app)
+
+
+_register_commands()
+
+
+def main() -> None:
+    try:
+        app()
+    except DolmaSqlError as error:
+        Console(stderr=True).print(f"[bold red]error:[/] {error}", markup=True, highlight=False, soft_wrap=True)
+        sys.exit(1)

@@ -1,0 +1,1 @@
+"""Compilers from dolma filter/span expressions (JSONPath, jq, SQL) to sqlglot expressions."""

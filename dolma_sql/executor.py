@@ -1,0 +1,112 @@
+"""Per-file units of work and the executors that run them.
+
+Every command splits its job into independent units (one input file, or one output shard)
+described by a small picklable dataclass, and a top-level function that processes one unit
+and returns its counters. An :class:`Executor` maps that function over the units; the local
+one uses processes, and a distributed one (Ray, …) only needs another ``map_unordered``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any, TypeVar
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from dolma_sql.errors import DolmaSqlError
+
+U = TypeVar("U")
+Counters = dict[str, float]
+
+console = Console(stderr=True)
+
+
+class Executor(ABC):
+    """Runs ``fn`` over units and yields ``(unit, counters or exception)`` as each finishes."""
+
+    @abstractmethod
+    def map_unordered(self, fn: Callable[[U], Counters], units: Sequence[U]) -> Iterator[tuple[U, Counters | BaseException]]: ...
+
+
+class LocalExecutor(Executor):
+    """In-process for one process (easy to debug), a spawn-based process pool otherwise."""
+
+    def __init__(self, processes: int = 1) -> None:
+        self.processes = max(1, processes)
+
+    def map_unordered(self, fn, units):
+        if self.processes == 1 or len(units) <= 1:
+            for unit in units:
+                try:
+                    yield unit, fn(unit)
+                except DolmaSqlError as error:
+                    yield unit, error
+            return
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(self.processes, len(units)), mp_context=context) as pool:
+            pending: dict[Future, Any] = {}
+            queue = list(units)
+            queue.reverse()
+            while queue or pending:
+                while queue and len(pending) < self.processes * 2:
+                    unit = queue.pop()
+                    pending[pool.submit(fn, unit)] = unit
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    unit = pending.pop(future)
+                    error = future.exception()
+                    if error is not None and not isinstance(error, DolmaSqlError):
+                        raise error
+                    yield unit, error if error is not None else future.result()
+
+
+def run_units(
+    fn: Callable[[U], Counters],
+    units: Sequence[U],
+    *,
+    executor: Executor,
+    label: str,
+    quiet: bool = False,
+) -> Counters:
+    """Run every unit, show progress (files and documents/s), and sum the counters.
+
+    A unit that fails with a user error does not stop the others (their outputs are
+    complete and a rerun skips them); the first such error is raised at the end.
+    """
+    totals: Counters = {}
+    errors: list[DolmaSqlError] = []
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[documents]:,.0f} docs · {task.fields[rate]:,.0f} docs/s"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet or not units,
+        transient=False,
+    )
+    with progress:
+        task = progress.add_task(label, total=len(units), documents=0, rate=0)
+        for _unit, result in executor.map_unordered(fn, units):
+            if isinstance(result, BaseException):
+                errors.append(result)
+            else:
+                for key, value in result.items():
+                    totals[key] = totals.get(key, 0) + value
+            elapsed = progress.tasks[0].elapsed or 1e-9
+            documents = totals.get("documents", 0)
+            progress.update(task, advance=1, documents=documents, rate=documents / elapsed)
+    if errors:
+        if len(errors) > 1:
+            console.print(f"[red]{len(errors)} units failed; the first error follows. Finished units are kept, rerun to resume.")
+        raise errors[0]
+    return totals
+
+
+def default_processes() -> int:
+    return max(1, os.cpu_count() or 1)

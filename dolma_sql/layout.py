@@ -1,0 +1,113 @@
+"""Paths of the dolma layout: ``documents/…`` beside line-aligned ``attributes/<name>/…``.
+
+Every command finds its inputs and names its outputs through these functions, so the
+layout rules (and their fixes of upstream quirks) live in one place.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+
+from dolma_sql.errors import ConfigError
+
+COMPRESSED_SUFFIXES = {".gz": "gz", ".zst": "zst"}
+
+
+def codec_of(path: str) -> str:
+    """Compression codec from the last extension (``gz``, ``zst``, or ``""`` for plain), ignoring ``.tmp``."""
+    if path.endswith(".tmp"):
+        path = path[: -len(".tmp")]
+    return COMPRESSED_SUFFIXES.get(os.path.splitext(path)[1], "")
+
+
+def expand_globs(patterns: list[str], *, config_path: str, warn=None) -> list[str]:
+    """Expand document globs in order (each pattern sorted, ``**`` recursive), files only.
+
+    A file matched by two patterns is read once (upstream mixes it twice). A pattern that
+    matches nothing is a warning; all patterns matching nothing is an error.
+    """
+    if not patterns:
+        raise ConfigError("no document paths given", path=config_path, hint="list at least one glob of document files")
+    seen: set[str] = set()
+    files: list[str] = []
+    for pattern in patterns:
+        if pattern.startswith("s3://") or "://" in pattern:
+            raise ConfigError(
+                f"remote path {pattern!r} is not supported",
+                path=config_path,
+                hint="copy the files locally (e.g. `aws s3 sync`) and point the glob at them",
+            )
+        matches = sorted(m for m in glob.glob(os.path.expanduser(pattern), recursive=True) if os.path.isfile(m))
+        if not matches and warn is not None:
+            warn(f"{config_path}: no file matches {pattern!r}")
+        for match in matches:
+            if match not in seen:
+                seen.add(match)
+                files.append(match)
+    if not files:
+        raise ConfigError(
+            f"no files match {patterns!r}",
+            path=config_path,
+            hint="check the glob, relative to the current directory " + os.getcwd(),
+        )
+    return files
+
+
+def swap_segment(path: str, segment: str, replacement: str, *, first_only: bool = False) -> str | None:
+    """Replace the path component ``segment`` (e.g. ``documents``) with ``replacement``.
+
+    Unlike upstream's ``str.replace("/documents/", …)`` this also recognises a leading
+    relative ``documents/``. Returns ``None`` when the component is absent.
+    """
+    parts = path.split("/")
+    hits = [i for i, part in enumerate(parts[:-1]) if part == segment]
+    if not hits:
+        return None
+    for i in hits[:1] if first_only else hits:
+        parts[i] = replacement
+    return "/".join(parts)
+
+
+def attribute_path(document_path: str, attribute_name: str, *, document_dir: str = "documents") -> str:
+    """The attribute file of ``attribute_name`` that is line-aligned with ``document_path``."""
+    swapped = swap_segment(document_path, document_dir, f"attributes/{attribute_name}")
+    if swapped is None:
+        raise ConfigError(
+            f"{document_path} has no '{document_dir}/' component, so its attribute files cannot be located",
+            hint=f"keep documents under a '{document_dir}/' folder, or set `document_dir` to the folder name they use",
+        )
+    return swapped
+
+
+@dataclass(frozen=True)
+class ShardPlan:
+    """One output file of a stream and the input files whose documents it holds, in order."""
+
+    output: str
+    inputs: tuple[str, ...]
+
+
+def plan_shards(files: list[str], *, output_dir: str, stream: str, max_size_in_bytes: int, extension: str) -> list[ShardPlan]:
+    """Group input files, in order, into shards of at most ``max_size_in_bytes`` input bytes.
+
+    Mirrors dolma: sizes are on-disk (compressed) sizes, files are never split, a shard
+    closes when adding the next file would exceed the limit, and an oversized file is a
+    shard of its own. Unlike dolma every shard is named ``<stream>-NNNN.jsonl<ext>``
+    (dolma names its last shard ``.json<ext>``).
+    """
+    groups: list[list[str]] = []
+    size = 0
+    for path in files:
+        file_size = os.path.getsize(path)
+        if groups and groups[-1] and size + file_size <= max_size_in_bytes:
+            groups[-1].append(path)
+            size += file_size
+        else:
+            groups.append([path])
+            size = file_size
+    return [
+        ShardPlan(os.path.join(output_dir, f"{stream}-{index:04d}.jsonl{extension}"), tuple(group))
+        for index, group in enumerate(groups)
+    ]

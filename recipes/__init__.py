@@ -1,0 +1,1 @@
+"""Bundled recipes (mixer configs), e.g. the demo recipe."""

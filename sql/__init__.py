@@ -1,0 +1,1 @@
+"""SQL the engine runs, as .sql files (loaded with importlib.resources)."""

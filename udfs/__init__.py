@@ -1,0 +1,1 @@
+"""Taggers: one module per family, each tagger a registered function over an Arrow batch."""

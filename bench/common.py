@@ -113,6 +113,7 @@ def corpus(docs: int, files: int, seed: int = 0) -> Path:
             )
             if target.exists():  # a half-built leftover without a manifest
                 shutil.rmtree(target)
+            tmp.chmod(0o755)  # mkdtemp makes it private
             os.rename(tmp, target)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

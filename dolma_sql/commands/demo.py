@@ -1,0 +1,55 @@
+"""``dolma-sql demo``: mix a bundled sample corpus with a bundled recipe, end to end."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from importlib.resources import as_file, files
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("demo")
+    def demo_command(
+        folder: str = typer.Argument("dolma-sql-demo", help="Where to write the sample corpus and the mixed output."),
+    ) -> None:
+        """Write a small dolma-layout corpus with attributes to FOLDER and mix it with the bundled recipe."""
+        from dolma_sql import mixer
+        from dolma_sql.config import load_config
+        from dolma_sql.recipe import MixerConfig, validate
+
+        folder = os.path.abspath(folder)
+        sample = files("dolma_sql.recipes")
+        with as_file(sample.joinpath("demo")) as source:
+            for part in ("documents", "attributes"):
+                shutil.copytree(os.path.join(source, part), os.path.join(folder, part), dirs_exist_ok=True)
+        recipe_path = os.path.join(folder, "recipe.yaml")
+        with as_file(sample.joinpath("demo.yaml")) as recipe:
+            shutil.copyfile(recipe, recipe_path)
+        shutil.rmtree(os.path.join(folder, "output"), ignore_errors=True)
+
+        config = validate(load_config(MixerConfig, config_file=recipe_path, flags=[]))
+        previous = os.getcwd()
+        os.chdir(folder)
+        try:
+            plan = mixer.compile_recipe(config)[0]
+            result = mixer.mix(config, quiet=True)
+        finally:
+            os.chdir(previous)
+
+        totals = result.totals
+        table = Table(title="dolma-sql demo", show_header=False)
+        table.add_row("corpus", os.path.join(folder, "documents"))
+        table.add_row("recipe", recipe_path)
+        table.add_row("documents in", f"{totals.get('documents', 0):,.0f}")
+        table.add_row("documents kept", f"{totals.get('documents_kept', 0):,.0f}")
+        table.add_row("documents with spans replaced", f"{totals.get('documents_span_replaced', 0):,.0f}")
+        table.add_row("output", os.path.join(folder, config.streams[0].output.path))
+        console.print(table)
+        console.print(f"The SQL the stream ran (see it any time with: dolma-sql mix {recipe_path} --explain):")
+        console.print(plan.query.sql, highlight=False)

@@ -1,0 +1,863 @@
+"""The jq subset dolma recipes use: parser and translation to DuckDB.
+
+Values are DuckDB JSON expressions in which SQL NULL stands for a jq *error*; a filter that
+errors on a row makes the mixer fail with the config path and the row (as upstream fails the
+shard), unless a ``?``, ``try`` or ``//`` catches it. Expressions that yield several outputs
+(``,``, ``.[]``, ``select``, ``empty``) become DuckDB lists.
+
+Differences from upstream (jaq 1.2), on purpose: ``null | .key`` and ``null | .[0]`` give
+``null`` as in real jq (upstream raises an error); regular expressions are RE2 (DuckDB);
+ordering ``<`` between two arrays or two objects compares their JSON text; ``try`` over a
+multi-output expression that fails drops all of its outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from dolma_sql.compile import jsonsql as J
+from dolma_sql.compile.document import Document
+from dolma_sql.errors import CompileError
+
+# ---------------------------------------------------------------------------------------------
+# Syntax tree
+
+
+@dataclass(frozen=True)
+class Node:
+    position: int
+
+
+@dataclass(frozen=True)
+class Identity(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class Index(Node):
+    target: Node
+    key: str | int
+
+
+@dataclass(frozen=True)
+class Iterate(Node):
+    target: Node
+
+
+@dataclass(frozen=True)
+class Literal(Node):
+    value: object
+
+
+@dataclass(frozen=True)
+class Binary(Node):
+    op: str  # | , // or and == != < <= > >= + - * /
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Negate(Node):
+    operand: Node
+
+
+@dataclass(frozen=True)
+class Collect(Node):
+    body: Node | None
+
+
+@dataclass(frozen=True)
+class If(Node):
+    branches: tuple[tuple[Node, Node], ...]
+    otherwise: Node | None
+
+
+@dataclass(frozen=True)
+class Try(Node):
+    body: Node
+    handler: Node | None
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    name: str
+    args: tuple[Node, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# Tokenizer and parser
+
+_TOKEN = re.compile(
+    r"""(?P<space>\s+)
+      | (?P<field>\.[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<number>\d+(\.\d*)?([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)
+      | (?P<string>"(\\.|[^"\\])*")
+      | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<op>\.\.|//=|\|=|\+=|-=|\*=|/=|%=|==|!=|<=|>=|//|\?//|[.\[\](){}|,:;?<>+\-*/%=$@])
+    """,
+    re.VERBOSE,
+)
+_KEYWORDS = {"if", "then", "elif", "else", "end", "and", "or", "try", "catch"}
+_UNSUPPORTED_KEYWORDS = {"reduce", "foreach", "def", "as", "label", "import", "include", "__loc__"}
+_COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str
+    text: str
+    position: int
+
+
+class _Parser:
+    def __init__(self, text: str, config_path: str | None) -> None:
+        self.text = text
+        self.config_path = config_path
+        self.tokens = self._tokenize()
+        self.i = 0
+
+    def fail(self, message: str, position: int) -> CompileError:
+        return CompileError(message, expression=self.text, position=position, path=self.config_path)
+
+    def _tokenize(self) -> list[_Token]:
+        tokens, pos = [], 0
+        while pos < len(self.text):
+            match = _TOKEN.match(self.text, pos)
+            if not match:
+                raise self.fail(f"invalid jq: unexpected character `{self.text[pos]}`", pos)
+            kind = match.lastgroup
+            if kind != "space":
+                tokens.append(_Token(kind, match.group(), pos))
+            pos = match.end()
+        tokens.append(_Token("end", "", len(self.text)))
+        return tokens
+
+    @property
+    def token(self) -> _Token:
+        return self.tokens[self.i]
+
+    def at(self, *texts: str) -> bool:
+        return self.token.kind in ("op", "ident") and self.token.text in texts
+
+    def take(self) -> _Token:
+        token = self.token
+        self.i += 1
+        return token
+
+    def expect(self, text: str) -> _Token:
+        if not self.at(text):
+            found = self.token.text or "end of expression"
+            raise self.fail(f"invalid jq: expected `{text}` but found `{found}`", self.token.position)
+        return self.take()
+
+    def parse(self) -> Node:
+        node = self.pipe()
+        if self.token.kind != "end":
+            raise self.fail(f"invalid jq: unexpected `{self.token.text}`", self.token.position)
+        return node
+
+    def pipe(self) -> Node:
+        left = self.comma()
+        if self.at("|"):
+            position = self.take().position
+            return Binary(position, "|", left, self.pipe())
+        return left
+
+    def comma(self) -> Node:
+        left = self.alternative()
+        while self.at(","):
+            position = self.take().position
+            left = Binary(position, ",", left, self.alternative())
+        return left
+
+    def alternative(self) -> Node:
+        left = self.disjunction()
+        if self.at("//"):
+            position = self.take().position
+            return Binary(position, "//", left, self.alternative())
+        return left
+
+    def disjunction(self) -> Node:
+        left = self.conjunction()
+        while self.at("or"):
+            position = self.take().position
+            left = Binary(position, "or", left, self.conjunction())
+        return left
+
+    def conjunction(self) -> Node:
+        left = self.comparison()
+        while self.at("and"):
+            position = self.take().position
+            left = Binary(position, "and", left, self.comparison())
+        return left
+
+    def comparison(self) -> Node:
+        left = self.additive()
+        if self.at(*_COMPARISONS):
+            token = self.take()
+            left = Binary(token.position, token.text, left, self.additive())
+            if self.at(*_COMPARISONS):
+                raise self.fail("invalid jq: comparisons do not chain; add parentheses", self.token.position)
+        return left
+
+    def additive(self) -> Node:
+        left = self.multiplicative()
+        while self.at("+", "-"):
+            token = self.take()
+            left = Binary(token.position, token.text, left, self.multiplicative())
+        return left
+
+    def multiplicative(self) -> Node:
+        left = self.unary()
+        while self.at("*", "/", "%"):
+            token = self.take()
+            if token.text == "%":
+                raise self.fail("the `%` operator is not supported", token.position)
+            left = Binary(token.position, token.text, left, self.unary())
+        return left
+
+    def unary(self) -> Node:
+        if self.at("-"):
+            position = self.take().position
+            return Negate(position, self.unary())
+        return self.postfix()
+
+    def postfix(self) -> Node:
+        node = self.primary()
+        while True:
+            token = self.token
+            if token.kind == "field":
+                self.take()
+                node = Index(token.position, node, token.text[1:])
+            elif self.at(".") and self.tokens[self.i + 1].kind == "string":
+                self.take()
+                node = Index(token.position, node, self._string(self.take()))
+            elif self.at(".") and self.tokens[self.i + 1].text == "[":
+                self.take()
+            elif self.at("["):
+                node = self.bracket(node)
+            elif self.at("?"):
+                self.take()
+                node = Try(token.position, node, None)
+            else:
+                return node
+
+    def bracket(self, target: Node) -> Node:
+        start = self.expect("[").position
+        if self.at("]"):
+            self.take()
+            return Iterate(start, target)
+        key = self.pipe()
+        if self.at(":"):
+            raise self.fail("slices `.[a:b]` are not supported in jq filters", self.token.position)
+        self.expect("]")
+        if isinstance(key, Negate) and isinstance(key.operand, Literal) and isinstance(key.operand.value, int):
+            return Index(start, target, -key.operand.value)
+        if isinstance(key, Literal) and isinstance(key.value, (str, int)) and not isinstance(key.value, bool):
+            return Index(start, target, key.value)
+        raise self.fail("only literal keys and integer indexes are supported inside `[...]`", key.position)
+
+    def _string(self, token: _Token) -> str:
+        if "\\(" in token.text:
+            raise self.fail("string interpolation `\\(...)` is not supported", token.position)
+        try:
+            return json.loads(token.text)
+        except json.JSONDecodeError:
+            raise self.fail("invalid jq: bad escape in string", token.position) from None
+
+    def primary(self) -> Node:
+        token = self.token
+        if token.kind == "field":
+            self.take()
+            return Index(token.position, Identity(token.position), token.text[1:])
+        if token.kind == "number":
+            self.take()
+            value = float(token.text) if any(c in token.text for c in ".eE") else int(token.text)
+            return Literal(token.position, value)
+        if token.kind == "string":
+            self.take()
+            return Literal(token.position, self._string(token))
+        if self.at(".."):
+            raise self.fail("recursive descent `..` is not supported", token.position)
+        if self.at("."):
+            self.take()
+            if self.token.kind == "string":
+                return Index(token.position, Identity(token.position), self._string(self.take()))
+            return Identity(token.position)
+        if self.at("("):
+            self.take()
+            node = self.pipe()
+            self.expect(")")
+            return node
+        if self.at("["):
+            self.take()
+            if self.at("]"):
+                self.take()
+                return Collect(token.position, None)
+            body = self.pipe()
+            self.expect("]")
+            return Collect(token.position, body)
+        if self.at("{"):
+            raise self.fail("object construction `{...}` is not supported in jq filters", token.position)
+        if self.at("$"):
+            raise self.fail("variables `$name` are not supported in jq filters", token.position)
+        if token.kind == "ident":
+            return self.word()
+        raise self.fail(f"invalid jq: unexpected `{token.text or 'end of expression'}`", token.position)
+
+    def word(self) -> Node:
+        token = self.take()
+        name = token.text
+        if name in ("true", "false", "null"):
+            return Literal(token.position, {"true": True, "false": False, "null": None}[name])
+        if name == "if":
+            return self.conditional(token.position)
+        if name == "try":
+            body = self.postfix()
+            handler = None
+            if self.at("catch"):
+                self.take()
+                handler = self.postfix()
+            return Try(token.position, body, handler)
+        if name in _UNSUPPORTED_KEYWORDS:
+            raise self.fail(f"`{name}` is not supported in jq filters", token.position)
+        if name in _KEYWORDS:
+            raise self.fail(f"invalid jq: unexpected `{name}`", token.position)
+        args = []
+        if self.at("("):
+            self.take()
+            args.append(self.pipe())
+            while self.at(";"):
+                self.take()
+                args.append(self.pipe())
+            self.expect(")")
+        return Call(token.position, name, tuple(args))
+
+    def conditional(self, position: int) -> Node:
+        branches = []
+        condition = self.pipe()
+        self.expect("then")
+        branches.append((condition, self.pipe()))
+        otherwise = None
+        while True:
+            if self.at("elif"):
+                self.take()
+                condition = self.pipe()
+                self.expect("then")
+                branches.append((condition, self.pipe()))
+            elif self.at("else"):
+                self.take()
+                otherwise = self.pipe()
+            else:
+                self.expect("end")
+                return If(position, tuple(branches), otherwise)
+
+
+def parse(text: str, config_path: str | None = None) -> Node:
+    """Parse a jq expression, raising ``CompileError`` with a caret on bad or unsupported syntax."""
+    return _Parser(text, config_path).parse()
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiled values. Single values: Ref, Val, Bool, Num, Text (SQL NULL = error).
+
+
+@dataclass(frozen=True)
+class Ref:
+    """The value at ``path`` under ``base`` (the merged document when None); missing = null."""
+
+    base: exp.Expression | None
+    path: tuple[str | int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Val:
+    expr: exp.Expression  # JSON
+
+
+@dataclass(frozen=True)
+class Bool:
+    expr: exp.Expression  # BOOLEAN
+
+
+@dataclass(frozen=True)
+class Num:
+    expr: exp.Expression  # DOUBLE
+
+
+@dataclass(frozen=True)
+class Text:
+    expr: exp.Expression  # VARCHAR
+
+
+@dataclass(frozen=True)
+class Opt:
+    """Zero or one output and never an error: SQL NULL means no output."""
+
+    expr: exp.Expression  # JSON
+
+
+@dataclass(frozen=True)
+class Many:
+    """Any number of outputs: a ``JSON[]`` without NULL elements; SQL NULL means an error."""
+
+    expr: exp.Expression
+
+
+Single = Ref | Val | Bool | Num | Text
+Result = Single | Opt | Many
+
+_TYPE_NAMES = (("NULL", "null"), ("BOOLEAN", "boolean"), ("VARCHAR", "string"), ("ARRAY", "array"), ("OBJECT", "object"))
+_FALSY_TEXTS = ("null", "false", '""', "[]", "{}")
+_BUILTINS = (
+    "empty error not length type has test startswith endswith ascii_downcase ascii_upcase tostring "
+    "tonumber select map add any all keys first last"
+)
+
+
+def _guard(value: exp.Expression, result: exp.Expression) -> exp.Expression:
+    """``result``, or NULL (an error) where ``value`` is an error."""
+    return J.case((J.is_null(value), exp.Null()), default=result)
+
+
+def _number_json(number: exp.Expression) -> exp.Expression:
+    """A DOUBLE as a JSON number, integral values without a fraction (as jq prints them)."""
+    integral = J.and_(exp.EQ(this=number, expression=J.fn("round", number)), exp.LT(this=J.fn("abs", number), expression=J.lit(1e15)))
+    return J.case((integral, J.to_json(J.cast(number, "BIGINT"))), default=J.to_json(number))
+
+
+def dolma_truthy(value: exp.Expression) -> exp.Expression:
+    """Upstream's truthiness: false, null, 0, "", [] and {} are false (NULL stays NULL)."""
+    is_zero = J.and_(J.is_number(value), exp.EQ(this=J.as_double(value), expression=J.lit(0.0)))
+    falsy_text = exp.In(this=J.json_text(value), expressions=[J.lit(t) for t in _FALSY_TEXTS])
+    return J.not_(J.or_(falsy_text, is_zero))
+
+
+class JqCompiler:
+    """Translates one jq expression to SQL over the merged document."""
+
+    def __init__(self, doc: Document, text: str, config_path: str | None = None) -> None:
+        self.doc = doc
+        self.text = text
+        self.config_path = config_path
+        self.tree = parse(text, config_path)
+
+    # -- entry points ----------------------------------------------------------------------
+    def matches(self) -> exp.Expression:
+        """Include/exclude decision: ≥1 output and all truthy (upstream truthiness); NULL on error."""
+        result = self.compile(self.tree, Ref(None))
+        if isinstance(result, Bool):
+            return result.expr
+        if isinstance(result, Num):
+            return exp.NEQ(this=result.expr, expression=J.lit(0.0))
+        if isinstance(result, Text):
+            return exp.NEQ(this=result.expr, expression=J.lit(""))
+        if isinstance(result, Opt):
+            return J.coalesce(J.paren(dolma_truthy(result.expr)), exp.false())
+        if isinstance(result, Many):
+            name = J.new_lambda_name()
+            all_truthy = J.fn("list_bool_and", J.list_transform(result.expr, name, dolma_truthy(J.var(name))))
+            return J.case(
+                (J.is_null(result.expr), exp.Null()),
+                (exp.EQ(this=J.length(result.expr), expression=J.lit(0)), exp.false()),
+                default=all_truthy,
+            )
+        value = self.json(result)
+        return _guard(value, dolma_truthy(value))
+
+    def select(self) -> exp.Expression:
+        """Span selector: the JSON output (an array of outputs when several; NULL when none)."""
+        result = self.compile(self.tree, Ref(None))
+        if isinstance(result, Opt):
+            return result.expr
+        failure = J.runtime_error(f"{self.config_path}: jq `{self.text}` failed on the document at row ")
+        if isinstance(result, Many):
+            items = result.expr
+            return J.case(
+                (J.is_null(items), failure),
+                (exp.EQ(this=J.length(items), expression=J.lit(0)), J.missing()),
+                (exp.EQ(this=J.length(items), expression=J.lit(1)), J.index(items, 0)),
+                default=J.to_json(items),
+            )
+        value = self.json(result)
+        return J.case((J.is_null(value), failure), default=value)
+
+    def string(self) -> exp.Expression:
+        """Replacement text: the expression must yield one string."""
+        value = self.select()
+        failure = J.runtime_error(f"{self.config_path}: jq `{self.text}` must produce a string; it did not on row ")
+        return J.case((J.is_type(value, "VARCHAR"), J.as_string(value)), default=failure)
+
+    # -- conversions -----------------------------------------------------------------------
+    def fail(self, message: str, node: Node) -> CompileError:
+        return CompileError(message, expression=self.text, position=node.position, path=self.config_path)
+
+    def _ref_error(self, ref: Ref) -> exp.Expression | None:
+        """Where stepping along ``ref.path`` hits a value that cannot be indexed that way."""
+        checks = []
+        for i, step in enumerate(ref.path):
+            prefix = ref.path[:i]
+            if ref.base is None and self.doc.is_object(prefix) and isinstance(step, str):
+                continue
+            if ref.base is None:
+                kind = self.doc.type(prefix)
+            else:
+                kind = J.fn("json_type", ref.base, J.lit(J.path_string(prefix)))
+            allowed = ["ARRAY" if isinstance(step, int) else "OBJECT", "NULL"]
+            checks.append(J.coalesce(J.paren(exp.Not(this=exp.In(this=kind, expressions=[J.lit(a) for a in allowed]))), exp.false()))
+        return J.or_(*checks) if checks else None
+
+    def json(self, value: Single) -> exp.Expression:
+        """The value as DuckDB JSON (SQL NULL = error)."""
+        if isinstance(value, Val):
+            return value.expr
+        if isinstance(value, Bool):
+            return J.to_json(value.expr)
+        if isinstance(value, Num):
+            return _number_json(value.expr)
+        if isinstance(value, Text):
+            return J.to_json(value.expr)
+        if value.base is None:
+            raw = self.doc.value(value.path)
+        else:
+            raw = J.fn("json_extract", value.base, J.lit(J.path_string(value.path))) if value.path else value.base
+        present = J.coalesce(raw, J.json_null()) if value.path else raw
+        error = self._ref_error(value)
+        return present if error is None else J.case((error, J.missing()), default=present)
+
+    def kind(self, value: Single) -> exp.Expression:
+        """DuckDB's json_type of the value ('NULL' for jq null; SQL NULL = error)."""
+        if isinstance(value, Bool):
+            return _guard(value.expr, J.lit("BOOLEAN"))
+        if isinstance(value, Num):
+            return _guard(value.expr, J.lit("DOUBLE"))
+        if isinstance(value, Text):
+            return _guard(value.expr, J.lit("VARCHAR"))
+        if isinstance(value, Ref) and value.base is None:
+            kind = J.coalesce(self.doc.type(value.path), J.lit("NULL"))
+            error = self._ref_error(value)
+            return kind if error is None else J.case((error, J.cast(exp.Null(), "VARCHAR")), default=kind)
+        return J.json_type(self.json(value))
+
+    def truthy(self, value: Single) -> exp.Expression:
+        """jq truthiness (only false and null are false); NULL on error."""
+        if isinstance(value, Bool):
+            return value.expr
+        if isinstance(value, (Num, Text)):
+            return _guard(value.expr, exp.true())
+        return exp.Not(this=exp.In(this=J.json_text(self.json(value)), expressions=[J.lit("null"), J.lit("false")]))
+
+    def as_list(self, result: Result) -> exp.Expression:
+        if isinstance(result, Many):
+            return result.expr
+        if isinstance(result, Opt):
+            return J.case((J.is_null(result.expr), J.empty_json_list()), default=J.array(result.expr))
+        value = self.json(result)
+        return _guard(value, J.array(value))
+
+    def single(self, result: Result, node: Node, what: str) -> Single:
+        if isinstance(result, (Opt, Many)):
+            raise self.fail(f"{what} with several (or no) outputs is not supported", node)
+        return result
+
+    # -- compilation -----------------------------------------------------------------------
+    def compile(self, node: Node, dot: Ref) -> Result:
+        if isinstance(node, Identity):
+            return dot
+        if isinstance(node, Index):
+            return self.pipe(self.compile(node.target, dot), lambda d: Ref(d.base, d.path + (node.key,)))
+        if isinstance(node, Iterate):
+            return self.pipe(self.compile(node.target, dot), self.iterate)
+        if isinstance(node, Literal):
+            return self.literal(node.value)
+        if isinstance(node, Negate):
+            operand = self.single(self.compile(node.operand, dot), node, "negation")
+            return Num(J.case((J.is_number(self.json(operand)), exp.Neg(this=J.as_double(self.json(operand))))))
+        if isinstance(node, Collect):
+            if node.body is None:
+                return Val(J.json_literal([]))
+            return Val(J.to_json(self.as_list(self.compile(node.body, dot))))
+        if isinstance(node, If):
+            return self.conditional(node, dot)
+        if isinstance(node, Try):
+            return self.attempt(node, dot)
+        if isinstance(node, Call):
+            return self.call(node, dot)
+        if node.op == "|":
+            return self.pipe(self.compile(node.left, dot), lambda d: self.compile(node.right, d))
+        if node.op == ",":
+            left, right = self.as_list(self.compile(node.left, dot)), self.as_list(self.compile(node.right, dot))
+            return Many(J.case((J.or_(J.is_null(left), J.is_null(right)), exp.Null()), default=J.fn("list_concat", left, right)))
+        if node.op == "//":
+            return self.alternative(node, dot)
+        left = self.single(self.compile(node.left, dot), node, f"`{node.op}`")
+        right = self.single(self.compile(node.right, dot), node, f"`{node.op}`")
+        if node.op in ("and", "or"):
+            a, b = self.truthy(left), self.truthy(right)
+            short = (J.not_(a), exp.false()) if node.op == "and" else (a, exp.true())
+            return Bool(J.case((J.is_null(a), exp.Null()), short, default=b))
+        if node.op in _COMPARISONS:
+            return self.compare(node.op, left, right)
+        return self.arithmetic(node.op, left, right)
+
+    def literal(self, value) -> Single:
+        if isinstance(value, bool):
+            return Bool(J.lit(value))
+        if isinstance(value, (int, float)):
+            return Num(J.lit(float(value)))
+        if isinstance(value, str):
+            return Text(J.lit(value))
+        return Val(J.json_null())
+
+    def pipe(self, left: Result, body) -> Result:
+        """Run ``body`` (a function of the input value) on each output of ``left``."""
+        if isinstance(left, Ref):
+            return body(left)
+        name = J.new_lambda_name()
+        inner = body(Ref(J.var(name)))
+        if isinstance(left, (Val, Bool, Num, Text)):
+            value = self.json(left)
+            if isinstance(inner, (Opt, Many)):
+                bound = J.list_transform(J.array(value), name, _guard(J.var(name), self.as_list(inner)))
+                return Many(J.index(bound, 0))
+            bound = J.list_transform(J.array(value), name, _guard(J.var(name), self.json(inner)))
+            return Val(J.index(bound, 0))
+        lists = J.list_transform(self.as_list(left), name, self.as_list(inner))
+        inner_name = J.new_lambda_name()
+        failed = J.fn("list_contains", J.list_transform(lists, inner_name, J.is_null(J.var(inner_name))), exp.true())
+        return Many(J.case((J.is_null(lists), exp.Null()), (failed, exp.Null()), default=J.fn("flatten", lists)))
+
+    def iterate(self, dot: Ref) -> Many:
+        value = self.json(dot)
+        kind = J.json_type(value)
+        return Many(
+            J.case(
+                (exp.EQ(this=kind, expression=J.lit("ARRAY")), J.fn("json_extract", value, J.lit("$[*]"))),
+                (exp.EQ(this=kind, expression=J.lit("OBJECT")), J.fn("json_extract", value, J.lit("$.*"))),
+            )
+        )
+
+    def conditional(self, node: If, dot: Ref) -> Result:
+        branches = [(self.single(self.compile(c, dot), c, "an `if` condition"), self.compile(v, dot)) for c, v in node.branches]
+        otherwise = self.compile(node.otherwise, dot) if node.otherwise is not None else dot
+        results = [v for _, v in branches] + [otherwise]
+        if all(isinstance(r, Bool) for r in results):
+            convert, wrap = (lambda r: r.expr), Bool
+        elif all(isinstance(r, (Ref, Val, Bool, Num, Text)) for r in results):
+            convert, wrap = self.json, Val
+        else:
+            convert, wrap = self.as_list, Many
+        whens = []
+        for condition, value in branches:
+            truth = self.truthy(condition)
+            whens += [(J.is_null(truth), exp.Null()), (truth, convert(value))]
+        return wrap(J.case(*whens, default=convert(otherwise)))
+
+    def attempt(self, node: Try, dot: Ref) -> Result:
+        body = self.compile(node.body, dot)
+        if isinstance(body, Opt) or (isinstance(body, Ref) and self._ref_error(body) is None):
+            return body
+        handler = None
+        if node.handler is not None:  # the handler's input (the error message) is given as null
+            handler = self.compile(node.handler, Ref(J.json_null()))
+        if isinstance(body, Many) or isinstance(handler, (Opt, Many)):
+            fallback = self.as_list(handler) if handler is not None else J.empty_json_list()
+            return Many(J.coalesce(self.as_list(body), fallback))
+        if handler is None:
+            return Opt(self.json(body))
+        return Val(J.coalesce(self.json(body), self.json(handler)))
+
+    def alternative(self, node: Binary, dot: Ref) -> Result:
+        left, right = self.compile(node.left, dot), self.compile(node.right, dot)
+        if isinstance(left, (Opt, Many)) or isinstance(right, (Opt, Many)):
+            items = self.as_list(left)
+            name = J.new_lambda_name()
+            kept = J.list_filter(items, name, self.truthy(Val(J.var(name))))
+            usable = J.and_(J.not_null(items), exp.GT(this=J.length(kept), expression=J.lit(0)))
+            return Many(J.case((usable, kept), default=self.as_list(right)))
+        value = self.json(left)
+        usable = J.and_(J.not_null(value), self.truthy(Val(value)))
+        return Val(J.case((usable, value), default=self.json(right)))
+
+    # -- operators -------------------------------------------------------------------------
+    def _rank(self, value: exp.Expression) -> exp.Expression:
+        """jq's ordering of types: null < false < true < numbers < strings < arrays < objects."""
+        kind = J.json_type(value)
+        return J.case(
+            (exp.EQ(this=kind, expression=J.lit("NULL")), J.lit(0)),
+            (exp.EQ(this=kind, expression=J.lit("BOOLEAN")),
+             J.case((exp.EQ(this=J.json_text(value), expression=J.lit("true")), J.lit(2)), default=J.lit(1))),
+            (exp.EQ(this=kind, expression=J.lit("VARCHAR")), J.lit(4)),
+            (exp.EQ(this=kind, expression=J.lit("ARRAY")), J.lit(5)),
+            (exp.EQ(this=kind, expression=J.lit("OBJECT")), J.lit(6)),
+            default=J.lit(3),
+        )
+
+    def _equal(self, left: Single, right: Single) -> exp.Expression:
+        if isinstance(left, (Num, Text)) and not isinstance(right, (Num, Text)):
+            left, right = right, left
+        if type(left) is type(right) and isinstance(left, (Num, Text, Bool)):
+            return exp.EQ(this=left.expr, expression=right.expr)
+        value = self.json(left)
+        if isinstance(right, Num):
+            same = J.and_(J.is_number(value), exp.EQ(this=J.as_double(value), expression=right.expr))
+            return _guard(value, _guard(right.expr, same))
+        if isinstance(right, Text):
+            same = J.and_(J.is_type(value, "VARCHAR"), exp.EQ(this=J.as_string(value), expression=right.expr))
+            return _guard(value, _guard(right.expr, same))
+        other = self.json(right)
+        return _guard(value, _guard(other, J.numbers_equal_or_same(value, other)))
+
+    def _less(self, left: Single, right: Single) -> exp.Expression:
+        if isinstance(left, Num) and isinstance(right, Num):
+            return exp.LT(this=left.expr, expression=right.expr)
+        for mine, theirs, flip in ((left, right, False), (right, left, True)):
+            if isinstance(theirs, Num) and not isinstance(mine, Num):
+                value = self.json(mine)
+                number, rank = J.as_double(value), self._rank(value)
+                by_value = exp.LT(this=theirs.expr, expression=number) if flip else exp.LT(this=number, expression=theirs.expr)
+                by_rank = exp.GT(this=rank, expression=J.lit(3)) if flip else exp.LT(this=rank, expression=J.lit(3))
+                return _guard(value, J.case((J.is_number(value), by_value), default=by_rank))
+        a, b = self.json(left), self.json(right)
+        ra, rb = self._rank(a), self._rank(b)
+        return _guard(a, _guard(b, J.case(
+            (exp.NEQ(this=ra, expression=rb), exp.LT(this=ra, expression=rb)),
+            (exp.EQ(this=ra, expression=J.lit(3)), exp.LT(this=J.as_double(a), expression=J.as_double(b))),
+            (exp.EQ(this=ra, expression=J.lit(4)), exp.LT(this=J.as_string(a), expression=J.as_string(b))),
+            default=exp.LT(this=J.json_text(a), expression=J.json_text(b)),
+        )))
+
+    def compare(self, op: str, left: Single, right: Single) -> Bool:
+        if op == "==":
+            return Bool(self._equal(left, right))
+        if op == "!=":
+            return Bool(exp.Not(this=J.paren(self._equal(left, right))))
+        if op == "<":
+            return Bool(self._less(left, right))
+        if op == ">":
+            return Bool(self._less(right, left))
+        if op == "<=":
+            return Bool(exp.Not(this=J.paren(self._less(right, left))))
+        return Bool(exp.Not(this=J.paren(self._less(left, right))))
+
+    def arithmetic(self, op: str, left: Single, right: Single) -> Single:
+        a, b = self.json(left), self.json(right)
+        both_numbers = J.and_(J.is_number(a), J.is_number(b))
+        x, y = J.as_double(a), J.as_double(b)
+        if op == "+":
+            return Val(_guard(a, _guard(b, J.case(
+                (J.is_type(a, "NULL"), b),
+                (J.is_type(b, "NULL"), a),
+                (both_numbers, _number_json(exp.Add(this=x, expression=y))),
+                (J.and_(J.is_type(a, "VARCHAR"), J.is_type(b, "VARCHAR")),
+                 J.to_json(exp.DPipe(this=J.as_string(a), expression=J.as_string(b)))),
+                (J.and_(J.is_type(a, "ARRAY"), J.is_type(b, "ARRAY")),
+                 J.to_json(J.fn("list_concat", J.fn("json_extract", a, J.lit("$[*]")), J.fn("json_extract", b, J.lit("$[*]"))))),
+            ))))
+        if op == "-":
+            return Num(J.case((both_numbers, exp.Sub(this=x, expression=y))))
+        if op == "*":
+            return Num(J.case((both_numbers, exp.Mul(this=x, expression=y))))
+        nonzero = J.and_(both_numbers, exp.NEQ(this=y, expression=J.lit(0.0)))
+        return Num(J.case((nonzero, exp.Div(this=x, expression=y))))
+
+    # -- builtins --------------------------------------------------------------------------
+    def call(self, node: Call, dot: Ref) -> Result:
+        name, args = node.name, node.args
+        rewrites = {
+            ("map", 1): lambda: Collect(node.position, Binary(node.position, "|", Iterate(node.position, Identity(node.position)), args[0])),
+            ("any", 1): lambda: Binary(node.position, "|", self._map(node), Call(node.position, "any", ())),
+            ("all", 1): lambda: Binary(node.position, "|", self._map(node), Call(node.position, "all", ())),
+            ("first", 0): lambda: Index(node.position, Identity(node.position), 0),
+            ("last", 0): lambda: Index(node.position, Identity(node.position), -1),
+        }
+        if (name, len(args)) in rewrites:
+            return self.compile(rewrites[(name, len(args))](), dot)
+        if name == "empty" and not args:
+            return Opt(J.missing())
+        if name == "error" and len(args) <= 1:
+            return Val(J.missing())
+        if name == "select" and len(args) == 1:
+            condition = self.single(self.compile(args[0], dot), node, "`select` condition")
+            truth = self.truthy(condition)
+            return Many(J.case((J.is_null(truth), exp.Null()), (truth, J.array(self.json(dot))), default=J.empty_json_list()))
+        if name in ("has", "test", "startswith", "endswith") and len(args) == 1:
+            if not isinstance(args[0], Literal) or isinstance(args[0].value, bool) or args[0].value is None:
+                raise self.fail(f"`{name}` needs a literal argument", args[0])
+            return self._with_argument(name, args[0], dot)
+        if args or name not in _BUILTINS.split():
+            raise self.fail(f"`{name}/{len(args)}` is not supported; supported builtins: {_BUILTINS}", node)
+        return self._builtin(name, dot)
+
+    def _map(self, node: Call) -> Node:
+        return Collect(node.position, Binary(node.position, "|", Iterate(node.position, Identity(node.position)), node.args[0]))
+
+    def _with_argument(self, name: str, argument: Literal, dot: Ref) -> Single:
+        value, kind = self.json(dot), self.kind(dot)
+        if name == "has":
+            key = argument.value
+            if isinstance(key, str):
+                found = J.not_null(J.fn("json_type", value, J.lit(J.path_string([key]))))
+                return Bool(J.case((exp.EQ(this=kind, expression=J.lit("OBJECT")), found)))
+            inside = exp.LT(this=J.lit(int(key)), expression=J.fn("json_array_length", value))
+            return Bool(J.case((exp.EQ(this=kind, expression=J.lit("ARRAY")), inside)))
+        if not isinstance(argument.value, str):
+            raise self.fail(f"`{name}` needs a string argument", argument)
+        text = J.as_string(value)
+        if name == "test":
+            try:
+                re.compile(argument.value)
+            except re.error as error:
+                raise self.fail(f"invalid regular expression: {error}", argument) from None
+            result = J.fn("regexp_matches", text, J.lit(argument.value))
+        else:
+            result = J.fn("starts_with" if name == "startswith" else "ends_with", text, J.lit(argument.value))
+        return Bool(J.case((exp.EQ(this=kind, expression=J.lit("VARCHAR")), result)))
+
+    def _builtin(self, name: str, dot: Ref) -> Result:
+        value, kind = self.json(dot), self.kind(dot)
+        is_kind = lambda *types: exp.In(this=kind, expressions=[J.lit(t) for t in types])  # noqa: E731
+        elements = J.fn("json_extract", value, J.lit("$[*]"))
+        if name == "not":
+            return Bool(exp.Not(this=J.paren(self.truthy(dot))))
+        if name == "type":
+            return Text(J.case(*[(exp.EQ(this=kind, expression=J.lit(t)), J.lit(n)) for t, n in _TYPE_NAMES],
+                               (is_kind(*J.NUMBER_TYPES), J.lit("number"))))
+        if name == "length":
+            return Num(J.cast(J.case(
+                (is_kind("NULL"), J.lit(0)),
+                (is_kind("ARRAY"), J.fn("json_array_length", value)),
+                (is_kind("OBJECT"), J.length(J.fn("json_keys", value))),
+                (is_kind("VARCHAR"), J.fn("length", J.as_string(value))),
+                (is_kind(*J.NUMBER_TYPES), J.fn("abs", J.as_double(value))),
+            ), "DOUBLE"))
+        if name in ("ascii_downcase", "ascii_upcase"):
+            return Text(J.case((is_kind("VARCHAR"), J.fn("lower" if name == "ascii_downcase" else "upper", J.as_string(value)))))
+        if name == "tostring":
+            return Text(J.case((is_kind("VARCHAR"), J.as_string(value)), default=J.json_text(value)))
+        if name == "tonumber":
+            return Num(J.case((is_kind("VARCHAR"), exp.TryCast(this=J.as_string(value), to=exp.DataType.build("DOUBLE"))),
+                              (is_kind(*J.NUMBER_TYPES), J.as_double(value))))
+        if name == "keys":
+            return Val(J.case((is_kind("OBJECT"), J.to_json(J.fn("list_sort", J.fn("json_keys", value))))))
+        element = J.new_lambda_name()
+        if name in ("any", "all"):
+            truths = J.list_transform(elements, element, self.truthy(Val(J.var(element))))
+            combined = J.coalesce(J.fn("list_bool_or" if name == "any" else "list_bool_and", truths), J.lit(name == "all"))
+            return Bool(J.case((is_kind("ARRAY"), combined)))
+        # add: sum of numbers, concatenation of strings (nulls are skipped); other element kinds are errors
+        def every(*types: str) -> exp.Expression:
+            test = J.is_type(J.var(element), *types, "NULL")
+            return J.coalesce(J.fn("list_bool_and", J.list_transform(elements, element, test)), exp.true())
+        numbers = J.list_transform(elements, element, J.case((J.is_number(J.var(element)), J.as_double(J.var(element)))))
+        strings = J.list_transform(elements, element, J.case((J.is_type(J.var(element), "VARCHAR"), J.as_string(J.var(element)))))
+        return Val(J.case(
+            (J.not_(is_kind("ARRAY")), J.missing()),
+            (every(), J.json_null()),
+            (every(*J.NUMBER_TYPES), _number_json(J.fn("list_sum", numbers))),
+            (every("VARCHAR"), J.to_json(J.fn("array_to_string", strings, J.lit("")))),
+        ))

@@ -1,0 +1,212 @@
+"""Small builders for DuckDB JSON expressions as sqlglot trees.
+
+Every compiler (JSONPath, jq, SQL) works on JSON values held in DuckDB ``JSON`` expressions,
+where SQL NULL means "no value" (a missing key, or a jq error). These helpers build the
+recurring shapes so the compilers never glue SQL strings.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Iterable
+
+from sqlglot import exp
+
+Step = str | int
+"""One step of a static path: an object key or an array index (negative counts from the end)."""
+
+NUMBER_TYPES = ("UBIGINT", "BIGINT", "DOUBLE", "HUGEINT", "UHUGEINT")
+
+_lambda_names = itertools.count()
+
+
+def fn(name: str, *args: exp.Expression) -> exp.Expression:
+    """A DuckDB function call, generated verbatim (no dialect rewriting)."""
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def lit(value: str | int | float | bool | None) -> exp.Expression:
+    """A SQL literal."""
+    if value is None:
+        return exp.Null()
+    if isinstance(value, bool):
+        return exp.Boolean(this=value)
+    if isinstance(value, (int, float)):
+        return exp.Literal.number(repr(value) if isinstance(value, float) else value)
+    return exp.Literal.string(value)
+
+
+def cast(expression: exp.Expression, to: str) -> exp.Expression:
+    return exp.Cast(this=expression, to=exp.DataType.build(to, dialect="duckdb"))
+
+
+def json_literal(value) -> exp.Expression:
+    """A JSON constant, e.g. ``CAST('[1,2]' AS JSON)``."""
+    return cast(lit(json.dumps(value, separators=(",", ":"), ensure_ascii=False)), "JSON")
+
+
+def json_null() -> exp.Expression:
+    return json_literal(None)
+
+
+def missing() -> exp.Expression:
+    """No value at all (SQL NULL typed as JSON)."""
+    return cast(exp.Null(), "JSON")
+
+
+def path_string(path: Iterable[Step]) -> str:
+    """A DuckDB JSON path with every key quoted, e.g. ``$."a b"[0]``."""
+    parts = ["$"]
+    for step in path:
+        if isinstance(step, int):
+            parts.append(f"[{step}]" if step >= 0 else f"[#{step}]")
+        else:
+            escaped = step.replace("\\", "\\\\").replace('"', '\\"')
+            parts.append(f'."{escaped}"')
+    return "".join(parts)
+
+
+def index(expression: exp.Expression, position: int) -> exp.Expression:
+    """``expression[position]`` with a 0-based position (sqlglot adds DuckDB's 1-offset)."""
+    return exp.Bracket(this=expression, expressions=[exp.Literal.number(position)])
+
+
+def json_type(value: exp.Expression) -> exp.Expression:
+    return fn("json_type", value)
+
+
+def is_type(value: exp.Expression, *types: str) -> exp.Expression:
+    """Whether ``value``'s JSON type is one of ``types`` (NULL when ``value`` is NULL)."""
+    if len(types) == 1:
+        return exp.EQ(this=json_type(value), expression=lit(types[0]))
+    return exp.In(this=json_type(value), expressions=[lit(t) for t in types])
+
+
+def is_number(value: exp.Expression) -> exp.Expression:
+    return is_type(value, *NUMBER_TYPES)
+
+
+def as_double(value: exp.Expression) -> exp.Expression:
+    return cast(value, "DOUBLE")
+
+
+def as_string(value: exp.Expression) -> exp.Expression:
+    """The string inside a JSON string value."""
+    return fn("json_extract_string", value, lit("$"))
+
+
+def json_text(value: exp.Expression) -> exp.Expression:
+    """The compact JSON text of a value."""
+    return cast(value, "VARCHAR")
+
+
+def coalesce(*args: exp.Expression) -> exp.Expression:
+    return args[0] if len(args) == 1 else exp.func("coalesce", *args)
+
+
+def case(*whens: tuple[exp.Expression, exp.Expression], default: exp.Expression | None = None) -> exp.Expression:
+    node = exp.Case(ifs=[exp.If(this=c, true=v) for c, v in whens])
+    if default is not None:
+        node.set("default", default)
+    return node
+
+
+def is_null(value: exp.Expression) -> exp.Expression:
+    return exp.Is(this=value, expression=exp.Null())
+
+
+def not_null(value: exp.Expression) -> exp.Expression:
+    return exp.Not(this=is_null(value))
+
+
+def paren(e: exp.Expression) -> exp.Expression:
+    return e if isinstance(e, (exp.Paren, exp.Column, exp.Anonymous, exp.Literal, exp.Boolean)) else exp.Paren(this=e)
+
+
+def and_(*args: exp.Expression) -> exp.Expression:
+    args = [a for a in args if a is not None]
+    return exp.and_(*[paren(a) for a in args]) if len(args) > 1 else args[0]
+
+
+def or_(*args: exp.Expression) -> exp.Expression:
+    return exp.or_(*[paren(a) for a in args]) if len(args) > 1 else args[0]
+
+
+def not_(e: exp.Expression) -> exp.Expression:
+    return exp.Not(this=paren(e))
+
+
+def array(*items: exp.Expression) -> exp.Expression:
+    return exp.Array(expressions=list(items))
+
+
+def empty_json_list() -> exp.Expression:
+    return cast(array(), "JSON[]")
+
+
+def new_lambda_name() -> str:
+    """A fresh lambda parameter name (unique within one compilation, see ``reset_lambda_names``)."""
+    return f"_v{next(_lambda_names)}"
+
+
+def reset_lambda_names() -> None:
+    """Restart lambda numbering so compiling the same recipe twice gives the same SQL."""
+    global _lambda_names
+    _lambda_names = itertools.count()
+
+
+def lambda_(name: str, body: exp.Expression) -> exp.Expression:
+    return exp.Lambda(this=body, expressions=[exp.to_identifier(name)])
+
+
+def var(name: str) -> exp.Expression:
+    return exp.column(name)
+
+
+def list_transform(items: exp.Expression, name: str, body: exp.Expression) -> exp.Expression:
+    return fn("list_transform", items, lambda_(name, body))
+
+
+def list_filter(items: exp.Expression, name: str, body: exp.Expression) -> exp.Expression:
+    return fn("list_filter", items, lambda_(name, body))
+
+
+def present(items: exp.Expression) -> exp.Expression:
+    """The non-NULL elements of a list."""
+    name = new_lambda_name()
+    return list_filter(items, name, not_null(var(name)))
+
+
+def length(items: exp.Expression) -> exp.Expression:
+    return fn("len", items)
+
+
+def children(value: exp.Expression) -> exp.Expression:
+    """The elements of an array or the values of an object; an empty list for anything else."""
+    return coalesce(
+        fn("list_concat", fn("json_extract", value, lit("$.*")), fn("json_extract", value, lit("$[*]"))),
+        empty_json_list(),
+    )
+
+
+def numbers_equal_or_same(a: exp.Expression, b: exp.Expression) -> exp.Expression:
+    """JSON equality where numbers compare by value (``1 == 1.0``); FALSE when either is missing."""
+    return coalesce(
+        paren(
+            case(
+                (and_(is_number(a), is_number(b)), exp.EQ(this=as_double(a), expression=as_double(b))),
+                default=exp.EQ(this=json_text(a), expression=json_text(b)),
+            )
+        ),
+        exp.false(),
+    )
+
+
+def to_json(value: exp.Expression) -> exp.Expression:
+    return fn("to_json", value)
+
+
+def runtime_error(message: str) -> exp.Expression:
+    """Abort the query with ``message`` followed by the current ``row``."""
+    return fn("error", exp.DPipe(this=lit(message), expression=cast(exp.column("row"), "VARCHAR")))

@@ -1,0 +1,129 @@
+"""Assembling one stream's filter and span selectors into a single DuckDB query over ``batch``.
+
+The query has three layers: the innermost parses each raw JSON column once, extracting every
+path the recipe reads (see ``document.py``); the middle one decides ``keep`` (and, on request,
+each rule on its own); the outer one computes span selections and jq replacements for kept rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from dolma_sql.compile import jsonsql as J
+from dolma_sql.compile.document import Document
+from dolma_sql.compile.jq import JqCompiler
+from dolma_sql.compile.jsonpath import JsonPathCompiler
+from dolma_sql.compile.sqlpred import SqlPredicateCompiler
+from dolma_sql.errors import CompileError
+
+SYNTAXES = ("jsonpath", "jq", "sql")
+
+
+@dataclass(frozen=True)
+class SpanRule:
+    """One ``span_replacement`` entry; a replacement starting with ``$`` is a jq expression."""
+
+    span: str
+    syntax: str = "jsonpath"
+    replacement: str = ""
+
+
+@dataclass(frozen=True)
+class StreamQuery:
+    sql: str  # DuckDB SQL over `batch`, pretty-printed (what `mix --explain` prints)
+    expression: exp.Select  # the same query as an AST
+    attribute_keys: frozenset[str]  # attribute keys the recipe reads, for "key not found" warnings
+
+
+def _join(config_path: str, suffix: str) -> str:
+    return f"{config_path}.{suffix}" if config_path else suffix
+
+
+def _check_syntax(syntax: str, where: str) -> None:
+    if syntax not in SYNTAXES:
+        raise CompileError(
+            f"unknown syntax {syntax!r}; expected one of {', '.join(SYNTAXES)}", expression=syntax, path=where
+        )
+
+
+def _rule(doc: Document, text: str, syntax: str, where: str) -> exp.Expression:
+    """The rule's decision: TRUE/FALSE, or NULL when a jq expression fails at run time."""
+    if syntax == "jsonpath":
+        return JsonPathCompiler(doc, text, where).matches()
+    if syntax == "jq":
+        return JqCompiler(doc, text, where).matches()
+    return SqlPredicateCompiler(doc, text, where).predicate()
+
+
+def _strict(decision: exp.Expression, text: str, syntax: str, where: str) -> exp.Expression:
+    """Raise a clear run-time error where a jq rule could not be evaluated (the others cannot fail)."""
+    if syntax != "jq":
+        return decision
+    message = f"{where}: evaluating jq `{text}` failed on the document at row "
+    return J.case((J.is_null(decision), J.runtime_error(message)), default=decision)
+
+
+def _keep(includes: list[exp.Expression], excludes: list[exp.Expression]) -> exp.Expression:
+    """keep = (no includes or any include) and no exclude, evaluated lazily in rule order."""
+    whens = []
+    if includes:
+        any_include = J.case(*[(rule, exp.true()) for rule in includes], default=exp.false())
+        whens.append((J.not_(any_include), exp.false()))
+    whens += [(rule, exp.false()) for rule in excludes]
+    return J.case(*whens, default=exp.true()) if whens else exp.true()
+
+
+def compile_stream(
+    *,
+    include: list[str],
+    exclude: list[str],
+    syntax: str,
+    spans: list[SpanRule],
+    n_attribute_sets: int,
+    config_path: str = "",
+    rule_columns: bool = False,
+) -> StreamQuery:
+    """Compile a stream's filter and span selectors to one query (see the module docstring)."""
+    J.reset_lambda_names()
+    doc = Document(n_attribute_sets)
+    _check_syntax(syntax, _join(config_path, "filter.syntax"))
+    decided: dict[str, list[tuple[str, exp.Expression]]] = {"include": [], "exclude": []}
+    for kind, rules in (("include", include), ("exclude", exclude)):
+        for i, text in enumerate(rules):
+            where = _join(config_path, f"filter.{kind}[{i}]")
+            decided[kind].append((text, where, _rule(doc, text, syntax, where)))
+
+    outputs: list[exp.Expression] = []
+    for i, rule in enumerate(spans):
+        where = _join(config_path, f"span_replacement[{i}]")
+        _check_syntax(rule.syntax, f"{where}.syntax")
+        if rule.syntax == "jq":
+            selected = JqCompiler(doc, rule.span, f"{where}.span").select()
+        elif rule.syntax == "jsonpath":
+            selected = JsonPathCompiler(doc, rule.span, f"{where}.span").select()
+        else:
+            raise CompileError("span selectors must use jsonpath or jq", expression=rule.span, path=f"{where}.syntax")
+        outputs.append(exp.alias_(J.case((exp.column("keep"), J.json_text(selected))), f"span_{i}"))
+        if rule.replacement.startswith("$"):
+            value = JqCompiler(doc, rule.replacement[1:], f"{where}.replacement").string()
+            outputs.append(exp.alias_(J.case((exp.column("keep"), value)), f"replacement_{i}"))
+
+    keep = _keep(
+        [_strict(d, t, syntax, w) for t, w, d in decided["include"]],
+        [_strict(d, t, syntax, w) for t, w, d in decided["exclude"]],
+    )
+    rules = []
+    if rule_columns:
+        rules = [exp.alias_(d, f"{kind}_{i}") for kind in decided for i, (_, _, d) in enumerate(decided[kind])]
+
+    extracted = doc.extracted_columns()
+    inner = exp.select("row", *doc.extraction()).from_("batch")
+    middle = exp.select("row", *extracted, exp.alias_(keep, "keep"), *rules).from_(inner.subquery("extracted"))
+    outer = exp.select("row", "keep", *outputs, *[r.alias for r in rules]).from_(middle.subquery("decided"))
+    return StreamQuery(
+        sql=outer.sql(dialect="duckdb", pretty=True),
+        expression=outer,
+        attribute_keys=frozenset(doc.attribute_keys),
+    )

@@ -14,8 +14,15 @@ DOLMA_FLAGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 """Typer context settings for commands that accept dolma's dotted flags (``--a.b value``)."""
 
 
-def command_config(ctx: typer.Context, schema: type[T], *, config_file: str | None = None, flags: list[str] | None = None) -> T:
-    """The command's typed config: ``-c`` file (global or positional), then dotted flags from the command line."""
+def command_config(ctx: typer.Context, schema: type[T], *, positional_config: bool = False) -> T:
+    """The command's typed config: the ``-c`` file, then dotted flags from the command line.
+
+    With ``positional_config`` a leading non-option argument is the config file too
+    (``dolma-sql mix recipe.yaml`` as well as ``dolma-sql -c recipe.yaml mix``).
+    """
+    args = list(ctx.args)
     root = ctx.find_root()
-    global_file = (root.obj or {}).get("config") if root.obj else None
-    return load_config(schema, config_file=config_file or global_file, flags=list(flags if flags is not None else ctx.args))
+    config_file = (root.obj or {}).get("config")
+    if positional_config and args and not args[0].startswith("-"):
+        config_file = args.pop(0)
+    return load_config(schema, config_file=config_file, flags=args)

@@ -1,0 +1,510 @@
+"""``dolma-sql mix``: filter documents, replace spans, merge attributes, reshard.
+
+The recipe compiles, per stream, to one DuckDB query (see :mod:`dolma_sql.compile`) that
+runs over Arrow batches of raw document and attribute lines and returns which rows to keep
+and the spans each replacement rule selected. Kept documents are then rewritten (span
+replacement by the vectorized kernel in :mod:`dolma_sql.spans`, attribute merge, discarded
+fields, provenance) and written as compact JSON with keys sorted at every depth, as dolma does.
+
+Each output shard is one unit of work (:mod:`dolma_sql.executor`): written to a temp name and
+renamed, and skipped on rerun when it already exists, so an interrupted run resumes without
+losing or duplicating a document.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import duckdb
+import msgspec
+import numpy as np
+import pyarrow as pa
+from sqlglot import exp
+
+from dolma_sql import layout
+from dolma_sql.compile import SpanRule, StreamQuery, compile_stream
+from dolma_sql.errors import InputError
+from dolma_sql.executor import Counters, LocalExecutor, run_units
+from dolma_sql.io import AtomicWriter, LineBatch, iter_line_batches
+from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
+from dolma_sql.spans import SpanEdits, apply_spans, split_template
+from dolma_sql.sql import fill, load_sql, render
+
+# Rust's str::trim() strips Unicode White_Space; Python's str.strip() also strips \x1c-\x1f.
+UNICODE_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder(order="sorted").encode
+_decode_spans = msgspec.json.Decoder(list[list[tuple[int, int, float]] | None]).decode
+
+
+@dataclass(frozen=True)
+class SpanRuleRun:
+    """What a worker needs of one span_replacement entry."""
+
+    min_score: float
+    max_score: float
+    template: tuple[str, ...] | None  # None: the replacement is a jq value computed per document
+
+
+@dataclass(frozen=True)
+class StreamPlan:
+    """A stream's compiled query and rules: computed once, before any work starts."""
+
+    index: int
+    stream: StreamConfig
+    query: StreamQuery
+    span_rules: tuple[SpanRuleRun, ...]
+
+
+@dataclass(frozen=True)
+class ShardTask:
+    """One unit of work: write one output shard from its input files."""
+
+    plan: StreamPlan
+    shard: layout.ShardPlan
+    allow_missing_attributes: bool
+    threads: int
+    dry_run: bool = False
+
+
+def compile_recipe(config: MixerConfig, *, rule_columns: bool = False) -> list[StreamPlan]:
+    """Compile every stream's filters and span selectors (pure: no file is touched)."""
+    plans = []
+    for index, stream in enumerate(config.streams):
+        where = f"streams[{index}]"
+        filter_ = stream.filter
+        query = compile_stream(
+            include=list(filter_.include) if filter_ else [],
+            exclude=list(filter_.exclude) if filter_ else [],
+            syntax=filter_.syntax if filter_ else "jsonpath",
+            spans=[SpanRule(span=s.span, syntax=s.syntax, replacement=s.replacement) for s in stream.span_replacement],
+            n_attribute_sets=len(stream.attributes),
+            config_path=where,
+            rule_columns=rule_columns,
+        )
+        rules = tuple(
+            SpanRuleRun(
+                min_score=-np.inf if s.min_score is None else s.min_score,
+                max_score=np.inf if s.max_score is None else s.max_score,
+                template=None if s.replacement.startswith("$") else split_template(_unescape_dollar(s.replacement)),
+            )
+            for s in stream.span_replacement
+        )
+        plans.append(StreamPlan(index=index, stream=stream, query=query, span_rules=rules))
+    return plans
+
+
+def _unescape_dollar(replacement: str) -> str:
+    """``\\$`` at the start is a literal dollar, not a jq expression."""
+    return replacement[1:] if replacement.startswith("\\$") else replacement
+
+
+def plan_shards(plans: list[StreamPlan], config: MixerConfig, *, warn: Callable[[str], None]) -> list[tuple[StreamPlan, layout.ShardPlan]]:
+    """Expand globs and group files into output shards, for every stream."""
+    work = []
+    for plan in plans:
+        stream = plan.stream
+        where = f"streams[{plan.index}]"
+        files = layout.expand_globs(list(stream.documents), config_path=f"{where}.documents", warn=warn)
+        if config.shuffle:
+            shards = layout.plan_shards(
+                files,
+                output_dir=stream.output.path,
+                stream=stream.name,
+                max_size_in_bytes=stream.output.max_size_in_bytes,
+                extension=output_extension(stream),
+            )
+        else:
+            shards = [layout.ShardPlan(_unshuffled_output(path, stream), (path,)) for path in files]
+        _warn_missing_keys(plan, files[0], stream, warn)
+        work.extend((plan, shard) for shard in shards)
+    return work
+
+
+def _unshuffled_output(path: str, stream: StreamConfig) -> str:
+    """dolma's ``shuffle: false``: one output per input, under ``<output>/documents/<path after documents/>``."""
+    parts = path.split("/")
+    tail = parts[len(parts) - 1 - parts[::-1].index(stream.document_dir) + 1 :] if stream.document_dir in parts[:-1] else [path.lstrip("/")]
+    return os.path.join(stream.output.path, "documents", *tail)
+
+
+def _warn_missing_keys(plan: StreamPlan, first_file: str, stream: StreamConfig, warn: Callable[[str], None]) -> None:
+    """Warn about referenced attribute keys that the stream's first attribute lines do not contain.
+
+    Absence is legal (a filter on a missing key simply never matches), but it is usually a
+    typo, so say which keys exist.
+    """
+    if not plan.query.attribute_keys or not stream.attributes:
+        return
+    available: set[str] = set()
+    for name in stream.attributes:
+        path = layout.attribute_path(first_file, name, document_dir=stream.document_dir)
+        if not os.path.exists(path):
+            continue
+        for batch in iter_line_batches(path, batch_bytes=1 << 20):
+            for line in batch.lines.to_pylist()[:100]:
+                record = _decode(line)
+                if isinstance(record, dict) and isinstance(record.get("attributes"), dict):
+                    available.update(record["attributes"])
+            break
+    missing = sorted(plan.query.attribute_keys - available)
+    if missing:
+        warn(
+            f"streams[{plan.index}]: filter keys {missing} are in no attribute file of {first_file} "
+            f"(first 100 lines); available keys: {sorted(available)}"
+        )
+
+
+def run_shard(task: ShardTask) -> Counters:
+    """Mix one shard (the unit of work). Skips a shard whose output already exists."""
+    if not task.dry_run and os.path.exists(task.shard.output):
+        return {"shards_skipped": 1}
+    connection = duckdb.connect(config={"threads": task.threads})
+    counters: Counters = {"shards": 1}
+    query = task.plan.query.sql
+    writer = _NullWriter() if task.dry_run else AtomicWriter(task.shard.output)
+    with writer:
+        for path in task.shard.inputs:
+            for batch, attribute_lines in _aligned_batches(path, task):
+                table = {"row": pa.array(np.arange(len(batch), dtype=np.int64)), "doc": batch.lines}
+                for index, lines in enumerate(attribute_lines):
+                    table[f"attr_{index}"] = lines if lines is not None else pa.nulls(len(batch), pa.large_string())
+                connection.register("batch", pa.table(table))
+                try:
+                    _check_batch(connection, batch, attribute_lines, task)
+                    result = connection.sql(query).to_arrow_table()
+                finally:
+                    connection.unregister("batch")
+                _mix_batch(batch, attribute_lines, result, task, writer, counters)
+    return counters
+
+
+class _NullWriter:
+    """Stands in for the output file in a dry run: counts bytes, writes nothing."""
+
+    def __init__(self) -> None:
+        self.bytes_written = 0
+
+    def write(self, data: bytes) -> int:
+        self.bytes_written += len(data)
+        return len(data)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def _aligned_batches(path: str, task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array | None]]]:
+    """Document line batches with the line-aligned slices of every attribute file."""
+    stream = task.plan.stream
+    codec = None if stream.compression.input is None else {"gzip": "gz", "zstd": "zst"}.get(stream.compression.input, stream.compression.input)
+    cursors: list[_LineCursor | None] = []
+    for name in stream.attributes:
+        attribute_path = layout.attribute_path(path, name, document_dir=stream.document_dir)
+        if os.path.exists(attribute_path):
+            cursors.append(_LineCursor(attribute_path))
+        elif task.allow_missing_attributes:
+            cursors.append(None)
+        else:
+            raise InputError(
+                f"attribute set {name!r} has no file for these documents (expected {attribute_path})",
+                path=path,
+                hint=f"run the tagger/deduper that writes {name!r}, fix streams[{task.plan.index}].attributes, "
+                "or pass --allow-missing-attributes to mix without it",
+            )
+    lines_seen = 0
+    for batch in iter_line_batches(path, codec=codec):
+        lines_seen += len(batch)
+        slices = []
+        for cursor in cursors:
+            if cursor is None:
+                slices.append(None)
+                continue
+            lines = cursor.take(len(batch))
+            if len(lines) < len(batch):
+                raise InputError(
+                    f"attribute file {cursor.path} has {cursor.lines_read} lines but the documents have at least {lines_seen}",
+                    path=path,
+                    line=batch.first_line + len(lines),
+                    hint="attribute files must have one line per document, in the same order; re-run the tagger on this file",
+                )
+            slices.append(lines)
+        yield batch, slices
+    for cursor in cursors:
+        if cursor is not None and cursor.has_more():
+            raise InputError(
+                f"attribute file {cursor.path} has more lines than the {lines_seen} documents",
+                path=path,
+                hint="attribute files must have one line per document; re-run the tagger on this file",
+            )
+
+
+class _LineCursor:
+    """Hands out exactly ``n`` lines at a time from a file read in its own batches."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._batches = iter_line_batches(path)
+        self._buffer: list[pa.Array] = []
+        self._buffered = 0
+        self.lines_read = 0
+
+    def _fill(self, n: int) -> None:
+        while self._buffered < n:
+            batch = next(self._batches, None)
+            if batch is None:
+                return
+            self._buffer.append(batch.lines)
+            self._buffered += len(batch)
+
+    def take(self, n: int) -> pa.Array:
+        self._fill(n)
+        joined = pa.concat_arrays(self._buffer) if len(self._buffer) != 1 else self._buffer[0]
+        taken, rest = joined.slice(0, n), joined.slice(n)
+        self._buffer, self._buffered = ([rest] if len(rest) else []), len(rest)
+        self.lines_read += len(taken)
+        return taken
+
+    def has_more(self) -> bool:
+        self._fill(1)
+        return self._buffered > 0
+
+
+def _check_batch(connection: duckdb.DuckDBPyConnection, batch: LineBatch, attribute_lines: list, task: ShardTask) -> None:
+    """Fail on the first line whose document is malformed or whose attributes do not line up."""
+    template = load_sql("mix_check_attribute")
+    problems = [
+        fill(template.copy(), attribute_line=exp.column(f"attr_{index}"))
+        for index, lines in enumerate(attribute_lines)
+        if lines is not None
+    ]
+    condition = exp.or_(*problems) if problems else exp.false()
+    query = render(fill(load_sql("mix_check"), attribute_problem=condition))
+    try:
+        rows = connection.sql(query).fetchall()
+    except duckdb.Error:
+        rows = [(None,)]
+    if rows:
+        _diagnose(batch, attribute_lines, task, rows[0][0])
+
+
+def _diagnose(batch: LineBatch, attribute_lines: list, task: ShardTask, row: int | None) -> None:
+    """Decode the offending line(s) in Python and raise an error that says what is wrong."""
+    rows = range(len(batch)) if row is None else [row]
+    stream = task.plan.stream
+    documents = batch.lines.to_pylist()
+    for index in rows:
+        line = batch.first_line + index
+        try:
+            document = _decode(documents[index])
+        except msgspec.DecodeError as error:
+            raise InputError(f"malformed JSON ({error})", path=batch.path, line=line, hint="each line must be one JSON object; blank lines are not allowed") from None
+        if not isinstance(document, dict):
+            raise InputError(f"expected a JSON object, got {type(document).__name__}", path=batch.path, line=line, hint="each line must be one JSON object")
+        if not isinstance(document.get("text"), str):
+            raise InputError("document has no string 'text'", path=batch.path, line=line, hint="every document needs a string 'text' field")
+        for set_index, lines in enumerate(attribute_lines):
+            if lines is None:
+                continue
+            attribute_path = layout.attribute_path(batch.path, stream.attributes[set_index], document_dir=stream.document_dir)
+            try:
+                record = _decode(lines[index].as_py())
+            except msgspec.DecodeError as error:
+                raise InputError(f"malformed JSON ({error})", path=attribute_path, line=line, hint="re-run the tagger that wrote this file") from None
+            if not isinstance(record, dict) or not isinstance(record.get("attributes"), dict):
+                raise InputError(
+                    f"attribute line has no 'attributes' object (document {batch.path}:{line})",
+                    path=attribute_path,
+                    line=line,
+                    hint="attribute lines look like {\"id\": ..., \"attributes\": {...}}",
+                )
+            if record.get("id") != document.get("id") or type(record.get("id")) is not type(document.get("id")):
+                raise InputError(
+                    f"mismatched ids: attribute id {msgspec.json.encode(record.get('id')).decode()} != document id "
+                    f"{msgspec.json.encode(document.get('id')).decode()} ({batch.path}:{line})",
+                    path=attribute_path,
+                    line=line,
+                    hint="the attribute file is not line-aligned with its documents; re-run the tagger on this file",
+                )
+    if row is not None:  # DuckDB flagged a row that Python finds fine: never silently continue
+        raise InputError("line could not be checked", path=batch.path, line=batch.first_line + row)
+
+
+def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: ShardTask, writer, counters: Counters) -> None:
+    stream = task.plan.stream
+    keep = result.column("keep").to_numpy(zero_copy_only=False)
+    kept_rows = np.flatnonzero(keep)
+    counters["documents"] = counters.get("documents", 0) + len(batch)
+    counters["bytes_in"] = counters.get("bytes_in", 0) + batch.lines.nbytes
+    if task.dry_run:
+        for name in result.column_names:
+            if name.startswith(("include_", "exclude_")):
+                counters[name] = counters.get(name, 0) + int(np.asarray(result.column(name).to_numpy(zero_copy_only=False), dtype=bool).sum())
+    if not len(kept_rows):
+        return
+    documents = [_decode(line) for line in batch.lines.take(pa.array(kept_rows)).to_pylist()]
+
+    edits_by_rule = _collect_edits(result, kept_rows, batch, task)
+    if edits_by_rule is not None:
+        edits, edited = edits_by_rule
+        texts = pa.array([documents[i]["text"] for i in edited], pa.large_string())
+        replaced = apply_spans(texts, edits).to_pylist()
+        for position, document_index in enumerate(edited):
+            if replaced[position] != documents[document_index]["text"]:
+                counters["documents_span_replaced"] = counters.get("documents_span_replaced", 0) + 1
+            documents[document_index]["text"] = replaced[position]
+
+    discard = set(stream.output.discard_fields)
+    merge_attributes = bool(stream.attributes) and "attributes" not in discard
+    attribute_records = (
+        [[_decode(line) for line in lines.take(pa.array(kept_rows)).to_pylist()] if lines is not None else None for lines in attribute_lines]
+        if merge_attributes
+        else []
+    )
+    min_length = stream.output.min_text_length or 0
+    basename = os.path.basename(batch.path)
+    out = []
+    for position, document in enumerate(documents):
+        if merge_attributes and any(records is not None for records in attribute_records):
+            merged = dict(document["attributes"]) if isinstance(document.get("attributes"), dict) else {}
+            for records in attribute_records:
+                if records is not None:
+                    merged.update(records[position]["attributes"])
+            document["attributes"] = merged
+        for name in discard:
+            document.pop(name, None)
+        if min_length and len(document["text"].strip(UNICODE_WHITESPACE).encode("utf-8")) < min_length:
+            counters["documents_too_short"] = counters.get("documents_too_short", 0) + 1
+            continue
+        metadata = document.get("metadata")
+        if not isinstance(metadata, dict):
+            metadata = document["metadata"] = {}
+        metadata["provenance"] = f"{basename}:{batch.first_line + int(kept_rows[position])}"
+        out.append(_encode(document))
+    counters["documents_kept"] = counters.get("documents_kept", 0) + len(out)
+    if out:
+        out.append(b"")
+        writer.write(b"\n".join(out))
+
+
+def _collect_edits(result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask) -> tuple[SpanEdits, list[int]] | None:
+    """Turn each rule's selected spans (JSON) into score-filtered edits, rule by rule."""
+    rows, starts, ends, template_ids = [], [], [], []
+    templates: dict[tuple[str, ...], int] = {}
+    for rule_index, rule in enumerate(task.plan.span_rules):
+        column = result.column(f"span_{rule_index}").take(pa.array(kept_rows)).to_pylist()
+        spans_per_row = _parse_spans(column, kept_rows, batch, task, rule_index)
+        counts = np.array([len(spans) for spans in spans_per_row], dtype=np.int64)
+        if not counts.sum():
+            continue
+        flat = np.array([span for spans in spans_per_row for span in spans], dtype=np.float64).reshape(-1, 3)
+        row = np.repeat(np.arange(len(kept_rows), dtype=np.int64), counts)
+        selected = (flat[:, 2] >= rule.min_score) & (flat[:, 2] < rule.max_score)
+        row, flat = row[selected], flat[selected]
+        if rule.template is not None:
+            ids = np.full(len(row), templates.setdefault(rule.template, len(templates)), dtype=np.int64)
+        else:
+            values = result.column(f"replacement_{rule_index}").take(pa.array(kept_rows)).to_pylist()
+            ids = np.array([templates.setdefault((_jq_replacement(values[r], batch, kept_rows[r], task, rule_index),), len(templates)) for r in row], dtype=np.int64)
+        rows.append(row)
+        starts.append(flat[:, 0].astype(np.int64))
+        ends.append(flat[:, 1].astype(np.int64))
+        template_ids.append(ids)
+    if not rows:
+        return None
+    row = np.concatenate(rows)
+    edited = np.unique(row)
+    local = np.searchsorted(edited, row)
+    edits = SpanEdits(local, np.concatenate(starts), np.concatenate(ends), np.concatenate(template_ids), list(templates))
+    return edits, edited.tolist()
+
+
+def _jq_replacement(value, batch: LineBatch, row: int, task: ShardTask, rule_index: int) -> str:
+    if not isinstance(value, str):
+        raise InputError(
+            f"the jq replacement of streams[{task.plan.index}].span_replacement[{rule_index}] gave {value!r}, not a string",
+            path=batch.path,
+            line=batch.first_line + int(row),
+        )
+    return value
+
+
+def _parse_spans(column: list, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask, rule_index: int) -> list[list]:
+    """Decode selected span lists; a selector matching several lists yields their concatenation.
+
+    Anything but ``[start, end, score]`` triples with ``0 <= start <= end`` is an error that
+    names the line (upstream panics and exits 0).
+    """
+    joined = b"[" + b",".join(value.encode() if value is not None else b"null" for value in column) + b"]"
+    try:
+        decoded = [spans or [] for spans in _decode_spans(joined)]
+    except msgspec.ValidationError:
+        decoded = [_parse_spans_slow(value, batch, kept_rows[i], task, rule_index) for i, value in enumerate(column)]
+    for i, spans in enumerate(decoded):
+        for start, end, _score in spans:
+            if start < 0 or end < start:
+                _bad_span([start, end, _score], batch, kept_rows[i], task, rule_index, "needs 0 <= start <= end")
+    return decoded
+
+
+def _parse_spans_slow(value: str | None, batch: LineBatch, row: int, task: ShardTask, rule_index: int) -> list:
+    if value is None:
+        return []
+    selected = _decode(value)
+    if selected is None:
+        return []
+    if not isinstance(selected, list):
+        _bad_span(selected, batch, row, task, rule_index, "expected a list of [start, end, score] spans or null")
+    if selected and all(isinstance(item, list) and item and all(isinstance(inner, list) for inner in item) for item in selected):
+        selected = [span for item in selected for span in item]  # several matched span lists
+    spans = []
+    for span in selected:
+        if (
+            not isinstance(span, list)
+            or len(span) != 3
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in span[:2])
+            or not isinstance(span[2], (int, float))
+            or isinstance(span[2], bool)
+        ):
+            _bad_span(span, batch, row, task, rule_index, "expected [start, end, score] with integer offsets")
+        spans.append(tuple(span))
+    return spans
+
+
+def _bad_span(span, batch: LineBatch, row: int, task: ShardTask, rule_index: int, expected: str):
+    rule = task.plan.stream.span_replacement[rule_index]
+    raise InputError(
+        f"bad span {msgspec.json.encode(span).decode()} selected by {rule.span!r}: {expected}",
+        path=batch.path,
+        line=batch.first_line + int(row),
+        hint=f"check the attribute that streams[{task.plan.index}].span_replacement[{rule_index}].span points at",
+    )
+
+
+@dataclass
+class MixResult:
+    totals: Counters = field(default_factory=dict)
+    shards: int = 0
+
+
+def mix(
+    config: MixerConfig,
+    *,
+    allow_missing_attributes: bool = False,
+    warn: Callable[[str], None] = lambda message: None,
+    dry_run: bool = False,
+    quiet: bool = False,
+) -> MixResult:
+    """Run (or, with ``dry_run``, only count) a validated recipe."""
+    plans = compile_recipe(config, rule_columns=dry_run)
+    work = plan_shards(plans, config, warn=warn)
+    threads = max(1, (os.cpu_count() or 1) // config.processes)
+    tasks = [ShardTask(plan, shard, allow_missing_attributes, threads, dry_run) for plan, shard in work]
+    totals = run_units(run_shard, tasks, executor=LocalExecutor(config.processes), label="dry run" if dry_run else "mix", quiet=quiet)
+    return MixResult(totals=totals, shards=len(tasks))
+

@@ -1,0 +1,23 @@
+-- attributes: one row per document, one column per attribute key. Each attribute set is one
+-- ordered scan over its files (views_attributes_set.sql), joined to the documents by position
+-- (file by file, line by line, as dolma lays them out). Every row checks that the ids agree,
+-- so a misaligned attribute file fails the query naming both files and both ids instead of
+-- labelling documents with another document's attributes. The engine appends one column per
+-- key and one POSITIONAL JOIN per set.
+--   :files     list of absolute document paths
+--   :aligned   true when every set's id equals the document's id
+--   :mismatch  text naming the first set that disagrees (views_attributes_mismatch.sql)
+CREATE OR REPLACE VIEW attributes AS
+SELECT
+    d.id,
+    d.file,
+    d."row"
+FROM (
+    SELECT
+        id,
+        filename AS file,
+        ordinality AS position,
+        ordinality - min(ordinality) OVER (PARTITION BY filename) + 1 AS "row"
+    FROM read_ndjson(:files, columns = {'id': 'VARCHAR'}, filename = true, format = 'newline_delimited') WITH ORDINALITY
+) AS d
+WHERE CASE WHEN :aligned THEN true ELSE error('dolma-sql: misaligned attributes: ' || :mismatch) END

@@ -1,0 +1,5 @@
+-- One attribute set of the attributes view, in document order.
+--   :files    list of the set's attribute files, aligned with the document files
+--   :columns  struct {'id': 'VARCHAR', 'attributes': STRUCT(<key> <type>, ...)}
+SELECT id, filename, attributes
+FROM read_ndjson(:files, columns = :columns, filename = true, format = 'newline_delimited')

@@ -49,8 +49,8 @@ class CompressionConfig(Strict):
 
 class StreamConfig(Strict):
     name: str
-    documents: list[str] = []
     output: OutputConfig
+    documents: list[str] = []
     attributes: list[str] = []
     filter: FilterConfig | None = None
     span_replacement: list[SpanReplacementConfig] = []

@@ -1,0 +1,195 @@
+"""Mixer benchmark: a realistic CC-style recipe, upstream dolma vs dolma-sql, both filter syntaxes.
+
+    python bench/mix.py [--docs 200000] [--files 20] [--processes 2] [--skip-upstream]
+
+On a generated corpus (cached) with upstream-made gopher, PII and paragraph-dedupe attributes
+(cached), it runs in one go:
+
+1. the floor: decompress + JSON parse + re-serialize + gzip of the same documents,
+2. upstream ``dolma -c recipes/mix-jsonpath.yaml mix`` and 3. the jq twin,
+4. ``dolma-sql -c recipes/mix-jsonpath.yaml mix`` and 5. the jq twin,
+
+then checks that every pair produced the same documents (multiset by id, ``metadata.provenance``
+ignored) and prints seconds, docs/s, MB/s of uncompressed input, peak RSS, and speed ratios.
+The recipes read the corpus and output paths from ``$DOLMA_BENCH_CORPUS`` / ``$DOLMA_BENCH_OUTPUT``,
+so they also run by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import shutil
+import sys
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+
+from common import CACHE, Row, corpus, corpus_info, dolma_sql_cmd, floor_cmd, measure, oracle_dolma, print_table, upstream_attributes
+
+RECIPES = Path(__file__).resolve().parent / "recipes"
+SYNTAXES = ("jsonpath", "jq")
+ATTRIBUTE_SETS = ("gopher", "pii", "c4", "dedupe_paragraphs")
+
+
+def recipe(syntax: str) -> Path:
+    return RECIPES / f"mix-{syntax}.yaml"
+
+
+def recipes_digest() -> str:
+    """Cached upstream timings are only valid for the recipes they were measured with."""
+    return hashlib.sha1(b"".join(recipe(s).read_bytes() for s in SYNTAXES)).hexdigest()[:12]
+
+
+# ------------------------------------------------------------------------------ output comparison
+def output_files(out_dir: Path) -> list[Path]:
+    return sorted(p for p in out_dir.rglob("*") if p.is_file() and p.name.endswith((".json.gz", ".jsonl.gz")))
+
+
+def iter_docs(out_dir: Path):
+    for path in output_files(out_dir):
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            for line in handle:
+                doc = json.loads(line)
+                if isinstance(doc.get("metadata"), dict):
+                    doc["metadata"].pop("provenance", None)
+                yield doc
+
+
+def canonical(doc: dict) -> str:
+    return json.dumps(doc, sort_keys=True, ensure_ascii=False)
+
+
+def digests_by_id(out_dir: Path) -> dict[str, Counter]:
+    """id -> multiset of document digests (digests, not documents, so memory stays small)."""
+    table: dict[str, Counter] = {}
+    for doc in iter_docs(out_dir):
+        digest = hashlib.blake2b(canonical(doc).encode(), digest_size=12).digest()
+        table.setdefault(json.dumps(doc.get("id")), Counter())[digest] += 1
+    return table
+
+
+def first_diff(left_dir: Path, right_dir: Path, doc_id: str) -> str:
+    """A readable description of how the two systems' versions of one document differ."""
+    def find(out_dir: Path) -> list[dict]:
+        return [d for d in iter_docs(out_dir) if json.dumps(d.get("id")) == doc_id]
+
+    left, right = find(left_dir), find(right_dir)
+    if len(left) != len(right):
+        return f"id {doc_id}: {len(left)} copies vs {len(right)} copies"
+    a, b = left[0], right[0]
+    lines = [f"id {doc_id}:"]
+    for key in sorted(set(a) | set(b)):
+        if a.get(key) == b.get(key):
+            continue
+        va, vb = a.get(key, "<missing>"), b.get(key, "<missing>")
+        if isinstance(va, str) and isinstance(vb, str):
+            at = next((i for i, (x, y) in enumerate(zip(va, vb)) if x != y), min(len(va), len(vb)))
+            lines.append(f"  {key}: lengths {len(va)} vs {len(vb)}, first difference at char {at}: "
+                         f"{va[max(0, at - 40):at + 40]!r} vs {vb[max(0, at - 40):at + 40]!r}")
+        else:
+            lines.append(f"  {key}: {json.dumps(va)[:300]} vs {json.dumps(vb)[:300]}")
+    return "\n".join(lines)
+
+
+def compare(left_name: str, left_dir: Path, right_name: str, right_dir: Path) -> tuple[int, str]:
+    """Number of ids whose documents differ (missing, extra or changed), and a report line."""
+    left, right = digests_by_id(left_dir), digests_by_id(right_dir)
+    bad = sorted(i for i in set(left) | set(right) if left.get(i) != right.get(i))
+    kept_left, kept_right = sum(map(sum, map(Counter.values, left.values()))), sum(map(sum, map(Counter.values, right.values())))
+    report = f"{left_name} ({kept_left} docs) vs {right_name} ({kept_right} docs): "
+    names_left, names_right = [p.name for p in output_files(left_dir)], [p.name for p in output_files(right_dir)]
+    if names_left != names_right:
+        report += f"(output files differ: {names_left} vs {names_right}) "
+    if not bad:
+        return 0, report + "identical"
+    only_left = sum(1 for i in bad if i not in right)
+    only_right = sum(1 for i in bad if i not in left)
+    report += (f"{len(bad)} ids differ ({only_left} only in {left_name}, {only_right} only in {right_name}, "
+               f"{len(bad) - only_left - only_right} changed)\n") + first_diff(left_dir, right_dir, bad[0])
+    return len(bad), report
+
+
+# ------------------------------------------------------------------------------ runs
+def run_mix(system: str, cmd_prefix: list[str], syntax: str, corpus_dir: Path, out_dir: Path, processes: int):
+    """One mixer run into a fresh output dir (both systems skip shards whose output exists)."""
+    shutil.rmtree(out_dir, ignore_errors=True)
+    cmd = [*cmd_prefix, "-c", str(recipe(syntax)), "mix", "--processes", str(processes)]
+    print(f"[mix] {system}: {' '.join(cmd)}", file=sys.stderr)
+    result = measure(cmd, env={"DOLMA_BENCH_CORPUS": str(corpus_dir), "DOLMA_BENCH_OUTPUT": str(out_dir)})
+    if result.returncode != 0 or not output_files(out_dir):
+        print(f"[mix] {system} failed (rc={result.returncode}):\n{result.stderr[-3000:]}", file=sys.stderr)
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--docs", type=int, default=200_000)
+    parser.add_argument("--files", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--skip-upstream", action="store_true",
+                        help="reuse the last upstream timings and outputs for these corpus parameters and recipes")
+    args = parser.parse_args(argv)
+
+    corpus_dir = corpus(args.docs, args.files, args.seed)
+    info = corpus_info(corpus_dir)
+    upstream_attributes(corpus_dir, ATTRIBUTE_SETS, processes=args.processes)
+    run_dir = CACHE / f"mix-{args.docs}-{args.files}-{args.seed}-p{args.processes}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    upstream_cache = run_dir / "upstream.json"
+
+    rows: list[Row] = []
+    floor = measure(floor_cmd(info.files, run_dir / "floor", args.processes))
+    shutil.rmtree(run_dir / "floor", ignore_errors=True)
+    rows.append(Row.of("floor: gunzip+parse+gzip", floor, info))
+
+    outputs: dict[str, Path] = {}
+    cached = json.loads(upstream_cache.read_text()) if upstream_cache.exists() else None
+    if args.skip_upstream and cached and cached["recipes"] == recipes_digest():
+        for data in cached["rows"]:
+            rows.append(Row(**{**data, "note": (data["note"] + " (cached)").strip()}))
+        outputs.update({f"upstream {s}": run_dir / f"upstream-{s}" for s in SYNTAXES})
+    else:
+        if args.skip_upstream:
+            print("[mix] no upstream timings cached for these parameters/recipes: running upstream", file=sys.stderr)
+        upstream_rows = []
+        for syntax in SYNTAXES:
+            name = f"upstream {syntax}"
+            outputs[name] = run_dir / f"upstream-{syntax}"
+            result = run_mix(name, [str(oracle_dolma())], syntax, corpus_dir, outputs[name], args.processes)
+            upstream_rows.append(Row.of(name, result, info))
+        rows += upstream_rows
+        if all(r.ok for r in upstream_rows):
+            upstream_cache.write_text(json.dumps({"recipes": recipes_digest(), "rows": [asdict(r) for r in upstream_rows]}, indent=1))
+
+    for syntax in SYNTAXES:
+        name = f"dolma-sql {syntax}"
+        outputs[name] = run_dir / f"dolma-sql-{syntax}"
+        rows.append(Row.of(name, run_mix(name, dolma_sql_cmd(), syntax, corpus_dir, outputs[name], args.processes), info))
+
+    checks = [("upstream jsonpath", "upstream jq")] + [(f"upstream {s}", f"dolma-sql {s}") for s in SYNTAXES]
+    ok_rows = {r.system for r in rows if r.ok}
+    mismatches = 0
+    print("\ncorrectness (documents compared as multisets by id, metadata.provenance ignored):")
+    for left, right in checks:
+        if left in ok_rows and right in ok_rows and output_files(outputs[left]) and output_files(outputs[right]):
+            count, report = compare(left, outputs[left], right, outputs[right])
+            mismatches += count
+            print(("  OK   " if count == 0 else "  DIFF ") + report)
+        else:
+            print(f"  SKIP {left} vs {right}: a run failed or has no output")
+
+    upstream_best = min((r for r in rows if r.system.startswith("upstream") and r.ok), key=lambda r: r.seconds, default=None)
+    baselines = {"× vs floor": rows[0].system}
+    if upstream_best:
+        baselines = {f"× vs {upstream_best.system}": upstream_best.system, **baselines}
+    print_table(rows, title=f"mix: {info.docs:,} docs, {info.bytes_uncompressed / 1e6:,.0f} MB JSONL in {len(info.files)} files, "
+                            f"{args.processes} processes", baselines=baselines)
+    return 1 if mismatches or not all(r.ok for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

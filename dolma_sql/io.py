@@ -145,7 +145,8 @@ class AtomicWriter(io.RawIOBase):
         self._raw = open(self.tmp_path, "wb")
         if codec == "gz":
             level = int(os.environ.get("DOLMA_SQL_GZIP_LEVEL", GZIP_LEVEL))
-            self._sink = igzip.IGzipFile(fileobj=self._raw, mode="wb", compresslevel=level)
+            # mtime 0: the same content gives the same bytes (reproducible outputs)
+            self._sink = igzip.IGzipFile(fileobj=self._raw, mode="wb", compresslevel=level, mtime=0)
         elif codec == "zst":
             self._sink = zstandard.ZstdCompressor(level=ZSTD_LEVEL).stream_writer(self._raw, closefd=False)
         else:

@@ -25,7 +25,7 @@ from sqlglot import exp
 
 from dolma_sql import layout
 from dolma_sql.compile import SpanRule, StreamQuery, compile_stream
-from dolma_sql.errors import InputError
+from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.executor import Counters, LocalExecutor, run_units
 from dolma_sql.io import AtomicWriter, LineBatch, iter_line_batches
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
@@ -165,6 +165,7 @@ def run_shard(task: ShardTask) -> Counters:
     connection = duckdb.connect(config={"threads": task.threads})
     counters: Counters = {"shards": 1}
     query = task.plan.query.sql
+    checks: dict[tuple[bool, ...], str] = {}
     writer = _NullWriter() if task.dry_run else AtomicWriter(task.shard.output)
     with writer:
         for path in task.shard.inputs:
@@ -174,7 +175,10 @@ def run_shard(task: ShardTask) -> Counters:
                     table[f"attr_{index}"] = lines if lines is not None else pa.nulls(len(batch), pa.large_string())
                 connection.register("batch", pa.table(table))
                 try:
-                    _check_batch(connection, batch, attribute_lines, task)
+                    present = tuple(lines is not None for lines in attribute_lines)
+                    if present not in checks:
+                        checks[present] = check_query(attribute_lines)
+                    _check_batch(connection, batch, attribute_lines, task, checks[present])
                     result = connection.sql(query).to_arrow_table()
                 finally:
                     connection.unregister("batch")
@@ -275,16 +279,19 @@ class _LineCursor:
         return self._buffered > 0
 
 
-def _check_batch(connection: duckdb.DuckDBPyConnection, batch: LineBatch, attribute_lines: list, task: ShardTask) -> None:
-    """Fail on the first line whose document is malformed or whose attributes do not line up."""
+def check_query(attribute_lines: list) -> str:
+    """SQL returning the first row whose document or attribute lines cannot be mixed (see sql/mix_check.sql)."""
     template = load_sql("mix_check_attribute")
     problems = [
         fill(template.copy(), attribute_line=exp.column(f"attr_{index}"))
         for index, lines in enumerate(attribute_lines)
         if lines is not None
     ]
-    condition = exp.or_(*problems) if problems else exp.false()
-    query = render(fill(load_sql("mix_check"), attribute_problem=condition))
+    return render(fill(load_sql("mix_check"), attribute_problem=exp.or_(*problems) if problems else exp.false()))
+
+
+def _check_batch(connection: duckdb.DuckDBPyConnection, batch: LineBatch, attribute_lines: list, task: ShardTask, query: str) -> None:
+    """Fail on the first line whose document is malformed or whose attributes do not line up."""
     try:
         rows = connection.sql(query).fetchall()
     except duckdb.Error:
@@ -486,6 +493,23 @@ def _bad_span(span, batch: LineBatch, row: int, task: ShardTask, rule_index: int
     )
 
 
+def _prepare_outputs(config: MixerConfig) -> None:
+    """Create every output folder up front, so an unwritable path fails before any work."""
+    for index, stream in enumerate(config.streams):
+        try:
+            os.makedirs(stream.output.path, exist_ok=True)
+            probe = os.path.join(stream.output.path, f".dolma-sql-write-test-{os.getpid()}")
+            with open(probe, "wb"):
+                pass
+            os.remove(probe)
+        except OSError as error:
+            raise ConfigError(
+                f"output folder {stream.output.path!r} is not writable ({error.strerror or error})",
+                path=f"streams[{index}].output.path",
+                hint="point output.path at a folder you can write to",
+            ) from None
+
+
 @dataclass
 class MixResult:
     totals: Counters = field(default_factory=dict)
@@ -503,6 +527,8 @@ def mix(
     """Run (or, with ``dry_run``, only count) a validated recipe."""
     plans = compile_recipe(config, rule_columns=dry_run)
     work = plan_shards(plans, config, warn=warn)
+    if not dry_run:
+        _prepare_outputs(config)
     threads = max(1, (os.cpu_count() or 1) // config.processes)
     tasks = [ShardTask(plan, shard, allow_missing_attributes, threads, dry_run) for plan, shard in work]
     totals = run_units(run_shard, tasks, executor=LocalExecutor(config.processes), label="dry run" if dry_run else "mix", quiet=quiet)

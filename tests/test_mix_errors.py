@@ -1,0 +1,238 @@
+"""Bad input to the mixer: each case fails with an error that names the file and line (or
+config path) and leaves nothing half-written."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dolma_sql import mixer
+from dolma_sql.config import load_config
+from dolma_sql.errors import CompileError, ConfigError, InputError
+from dolma_sql.recipe import MixerConfig, validate
+
+
+def write_lines(path: Path, lines: list[str | bytes]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = b"".join((line if isinstance(line, bytes) else line.encode()) + b"\n" for line in lines)
+    path.write_bytes(gzip.compress(data) if path.suffix == ".gz" else data)
+
+
+def corpus(root: Path, docs: list[dict], attributes: dict[str, list[dict]] | None = None) -> None:
+    write_lines(root / "documents" / "0.jsonl", [json.dumps(d) for d in docs])
+    for name, records in (attributes or {}).items():
+        write_lines(root / "attributes" / name / "0.jsonl", [json.dumps(r) for r in records])
+
+
+def recipe(root: Path, **stream) -> Path:
+    config = {
+        "streams": [
+            {
+                "name": "s",
+                "documents": [str(root / "documents" / "*.jsonl")],
+                "output": {"path": str(root / "out")},
+                **stream,
+            }
+        ]
+    }
+    path = root / "recipe.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def run(path: Path, **kwargs):
+    config = validate(load_config(MixerConfig, config_file=str(path), flags=[]))
+    return mixer.mix(config, quiet=True, **kwargs)
+
+
+DOCS = [{"id": str(i), "text": f"doc {i}", "source": "t"} for i in range(4)]
+ATTRS = [{"id": str(i), "attributes": {"score": [[0, 3, i / 4]]}} for i in range(4)]
+KEEP_HIGH = {"filter": {"include": ["$.attributes[?(@.score[0][2] >= 0.5)]"]}, "attributes": ["a"]}
+
+
+def assert_nothing_written(root: Path) -> None:
+    out = root / "out"
+    assert not out.exists() or not [p for p in out.iterdir()], list(out.iterdir())
+
+
+def test_malformed_json_line_names_file_and_line(tmp_path):
+    write_lines(tmp_path / "documents" / "0.jsonl", ['{"id":"0","text":"a"}', '{"id":"1","text":', '{"id":"2","text":"c"}'])
+    with pytest.raises(InputError) as error:
+        run(recipe(tmp_path))
+    assert error.value.path.endswith("documents/0.jsonl") and error.value.line == 2
+    assert "malformed JSON" in str(error.value)
+    assert_nothing_written(tmp_path)
+
+
+def test_blank_line_and_non_object_are_errors(tmp_path):
+    write_lines(tmp_path / "documents" / "0.jsonl", ['{"id":"0","text":"a"}', "[1, 2]"])
+    with pytest.raises(InputError) as error:
+        run(recipe(tmp_path))
+    assert error.value.line == 2 and "JSON object" in str(error.value)
+
+
+def test_document_without_text_is_an_error(tmp_path):
+    corpus(tmp_path, [{"id": "0", "text": "a"}, {"id": "1", "txt": "b"}])
+    with pytest.raises(InputError) as error:
+        run(recipe(tmp_path))
+    assert error.value.line == 2 and "text" in str(error.value)
+    assert_nothing_written(tmp_path)
+
+
+def test_invalid_utf8_names_the_line(tmp_path):
+    write_lines(tmp_path / "documents" / "0.jsonl", ['{"id":"0","text":"a"}', b'{"id":"1","text":"\xff\xfe"}'])
+    with pytest.raises(InputError) as error:
+        run(recipe(tmp_path))
+    assert error.value.line == 2 and "UTF-8" in str(error.value)
+
+
+def test_mismatched_ids_name_both_files_line_and_ids(tmp_path):
+    attrs = [dict(r) for r in ATTRS]
+    attrs[2]["id"] = "WRONG"
+    corpus(tmp_path, DOCS, {"a": attrs})
+    with pytest.raises(InputError) as error:
+        run(recipe(tmp_path, **KEEP_HIGH))
+    message = str(error.value)
+    assert error.value.path.endswith("attributes/a/0.jsonl") and error.value.line == 3
+    assert '"WRONG"' in message and '"2"' in message and "documents/0.jsonl:3" in message
+    assert_nothing_written(tmp_path)
+
+
+def test_int_and_string_ids_do_not_match(tmp_path):
+    attrs = [dict(r) for r in ATTRS]
+    attrs[0]["id"] = 0
+    corpus(tmp_path, DOCS, {"a": attrs})
+    with pytest.raises(InputError, match="mismatched ids"):
+        run(recipe(tmp_path, **KEEP_HIGH))
+
+
+def test_short_and_long_attribute_files_are_errors(tmp_path):
+    corpus(tmp_path, DOCS, {"a": ATTRS[:2]})
+    with pytest.raises(InputError) as error:
+        run(recipe(tmp_path, **KEEP_HIGH))
+    assert "2 lines" in str(error.value)
+    corpus(tmp_path, DOCS, {"a": ATTRS + [{"id": "9", "attributes": {}}]})
+    with pytest.raises(InputError, match="more lines"):
+        run(recipe(tmp_path, **KEEP_HIGH))
+
+
+def test_missing_attribute_set_is_an_error_unless_allowed(tmp_path):
+    corpus(tmp_path, DOCS, {"a": ATTRS})
+    path = recipe(tmp_path, filter={"include": ["$.attributes[?(@.score[0][2] >= 0.5)]"]}, attributes=["a", "nope"])
+    with pytest.raises(InputError) as error:
+        run(path)
+    assert "'nope'" in str(error.value) and "--allow-missing-attributes" in str(error.value)
+    result = run(path, allow_missing_attributes=True)
+    assert result.totals["documents_kept"] == 2
+
+
+def test_attribute_line_without_attributes_object(tmp_path):
+    attrs = [dict(r) for r in ATTRS]
+    attrs[1] = {"id": "1", "attributes": [1]}
+    corpus(tmp_path, DOCS, {"a": attrs})
+    with pytest.raises(InputError, match="no 'attributes' object") as error:
+        run(recipe(tmp_path, **KEEP_HIGH))
+    assert error.value.line == 2
+
+
+def test_unknown_filter_key_warns_with_available_keys(tmp_path):
+    corpus(tmp_path, DOCS, {"a": ATTRS})
+    warnings: list[str] = []
+    run(recipe(tmp_path, filter={"exclude": ["$.attributes[?(@.scroe[0][2] > 0.5)]"]}, attributes=["a"]), warn=warnings.append)
+    assert any("scroe" in w and "score" in w for w in warnings), warnings
+
+
+@pytest.mark.parametrize(
+    "syntax, expression",
+    [("jsonpath", "$.attributes[?(@.x[0][2] >>= 1)]"), ("jq", ".attributes | .["), ("sql", "score(attributes.x) >")],
+)
+def test_invalid_expression_fails_before_any_work(tmp_path, syntax, expression):
+    corpus(tmp_path, DOCS, {"a": ATTRS})
+    with pytest.raises(CompileError) as error:
+        run(recipe(tmp_path, filter={"exclude": [expression], "syntax": syntax}, attributes=["a"]))
+    assert "streams[0].filter.exclude[0]" in str(error.value) and expression in str(error.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_unwritable_output_path(tmp_path):
+    corpus(tmp_path, DOCS)
+    (tmp_path / "blocker").write_text("a file, not a folder")
+    path = recipe(tmp_path)
+    config = yaml.safe_load(path.read_text())
+    config["streams"][0]["output"]["path"] = str(tmp_path / "blocker" / "out")
+    path.write_text(yaml.safe_dump(config))
+    with pytest.raises(ConfigError) as error:
+        run(path)
+    assert error.value.path == "streams[0].output.path"
+
+
+def test_empty_glob(tmp_path):
+    (tmp_path / "documents").mkdir()
+    with pytest.raises(ConfigError, match="no files match") as error:
+        run(recipe(tmp_path))
+    assert error.value.path == "streams[0].documents"
+
+
+@pytest.mark.parametrize(
+    "span, message",
+    [
+        ([[0, 3]], "bad span"),
+        ([[0.0, 3, 1.0]], "bad span"),
+        ([[3, 1, 1.0]], "start <= end"),
+        (5, "bad span"),
+    ],
+)
+def test_bad_span_shape_names_the_line(tmp_path, span, message):
+    attrs = [dict(r) for r in ATTRS]
+    attrs[3] = {"id": "3", "attributes": {"score": span}}
+    corpus(tmp_path, DOCS, {"a": attrs})
+    with pytest.raises(InputError, match=message) as error:
+        run(recipe(tmp_path, attributes=["a"], span_replacement=[{"span": "$.attributes.score", "min_score": 0.0}]))
+    assert error.value.line == 4
+
+
+def test_config_errors_carry_the_field_path(tmp_path):
+    corpus(tmp_path, DOCS)
+    path = recipe(tmp_path, span_replacement=[{"span": "$.attributes.x", "min_score": "high"}])
+    with pytest.raises(ConfigError) as error:
+        run(path)
+    assert "streams[0].span_replacement[0].min_score" in str(error.value)
+    path = recipe(tmp_path, filtr={"include": ["$.id"]})
+    with pytest.raises(ConfigError, match="filtr") as error:
+        run(path)
+
+
+def test_cli_prints_error_without_traceback_and_exits_nonzero(tmp_path):
+    write_lines(tmp_path / "documents" / "0.jsonl", ['{"id":"0","text":"a"}', "not json"])
+    result = subprocess.run([sys.executable, "-m", "dolma_sql", "mix", str(recipe(tmp_path))], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "0.jsonl:2" in result.stderr and "malformed JSON" in result.stderr
+
+
+def test_interrupted_shard_leaves_no_final_file_and_rerun_completes(tmp_path, monkeypatch):
+    corpus(tmp_path, DOCS, {"a": ATTRS})
+    path = recipe(tmp_path, **KEEP_HIGH)
+    calls = {"n": 0}
+    original = mixer._mix_batch
+
+    def crash(*args, **kwargs):
+        calls["n"] += 1
+        original(*args, **kwargs)
+        raise InputError("simulated crash")
+
+    monkeypatch.setattr(mixer, "_mix_batch", crash)
+    with pytest.raises(InputError, match="simulated"):
+        run(path)
+    assert not [p for p in os.listdir(tmp_path / "out") if not p.startswith(".")]
+    monkeypatch.setattr(mixer, "_mix_batch", original)
+    result = run(path)
+    assert result.totals["documents_kept"] == 2
+    assert sorted(os.listdir(tmp_path / "out")) == ["s-0000.jsonl.gz"]

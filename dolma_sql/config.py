@@ -125,6 +125,8 @@ def parse_dotted_flags(args: list[str], schema: type) -> dict:
             if len(values) != 1:
                 raise ConfigError(f"--{name} takes exactly one value, got {len(values)}")
             value = values[0]
+            if _unwrap_optional(leaf) in (int, float) and re.fullmatch(r"[+-]?[\d_.eE+-]+", value):
+                value = value.replace("_", "")  # dolma's docs write counts as 6_000_000
         _set_dotted(result, name, value)
     return result
 

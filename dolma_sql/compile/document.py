@@ -1,12 +1,18 @@
 """How compiled filters read the merged document.
 
 The mixer's relation has the raw JSON text of the document (``doc``) and of each line-aligned
-attribute line (``attr_0`` …). Parsing JSON is the expensive part, so every static path a recipe
-reads is registered here and extracted in ONE ``json_extract(column, [paths…])`` (and one
-``json_type(column, [paths…])`` when types are needed) per source column, in an inner query. The
-filters then index into those lists. Attribute keys are merged as upstream does: the last
-attribute set holding the key wins, then the document's own ``attributes`` (when an object); a
-JSON ``null`` value is a real value and overrides.
+attribute line (``attr_0`` …). Parsing JSON is the expensive part, so every path a recipe reads
+is registered here, and the query parses each raw column ONCE:
+
+1. ``extracted``: ``json_extract(column, [paths…])`` per source column (plus one ``json_type``
+   list on ``doc`` when types are needed). From attribute lines only the value of each
+   referenced key (``$.attributes.k``) is taken.
+2. ``merged``: each referenced attribute key is merged across sources (the last attribute set
+   holding the key wins, then the document's own ``attributes`` when it is an object; a JSON
+   ``null`` is a real value and overrides) into a column ``key_<j>``; deeper paths into that
+   small value (``[0][2]``) are extracted from it in one more list per key.
+
+Filters then index into those lists, whatever the number of rules.
 """
 
 from __future__ import annotations
@@ -21,79 +27,102 @@ Path = tuple[Step, ...]
 _MAP_TYPE = J.lit('"MAP(VARCHAR, JSON)"')
 
 
+class _Lists:
+    """Paths registered for one ``json_extract``/``json_type`` list, in order of first use."""
+
+    def __init__(self, column: str) -> None:
+        self.column = column
+        self.positions: dict[str, int] = {}
+
+    def get(self, path: Path) -> exp.Expression:
+        position = self.positions.setdefault(J.path_string(path), len(self.positions))
+        return J.index(exp.column(self.column), position)
+
+    def call(self, function: str, source: exp.Expression) -> exp.Expression:
+        return exp.alias_(J.fn(function, source, J.array(*[J.lit(p) for p in self.positions])), self.column)
+
+
 class Document:
     """Registry of the paths a recipe reads, handing out expressions over pre-extracted lists."""
 
     def __init__(self, n_attribute_sets: int) -> None:
         self.n_attribute_sets = n_attribute_sets
         self.sources = ["doc"] + [f"attr_{i}" for i in range(n_attribute_sets)]
-        self._paths: dict[tuple[str, str], dict[str, int]] = {}
+        self._raw: dict[tuple[str, str], _Lists] = {}  # (source, "values"|"types") -> lists
+        self._keys: dict[str, int] = {}  # merged attribute key -> j (column key_<j>)
+        self._deep: dict[tuple[str, str], _Lists] = {}  # (key, "values"|"types") -> lists on key_<j>
         self.attribute_keys: set[str] = set()
 
     # -- public lookups ------------------------------------------------------------------
     def value(self, path: Path) -> exp.Expression:
         """The JSON value at ``path`` of the merged document; SQL NULL when absent."""
-        return self._merged("values", path)
+        return self._lookup("values", path)
 
     def type(self, path: Path) -> exp.Expression:
         """DuckDB's ``json_type`` of the value at ``path`` (``'OBJECT'``, ``'NULL'`` …); NULL when absent."""
-        return self._merged("types", path)
+        return self._lookup("types", path)
 
     def is_object(self, path: Path) -> bool:
         """Whether the value at ``path`` is an object in every document (known at compile time)."""
         return path == () or (path == ("attributes",) and self.n_attribute_sets > 0)
 
-    # -- the inner query ------------------------------------------------------------------
-    def extraction(self) -> list[exp.Expression]:
-        """The inner query's pre-extraction columns (``doc_values``, ``attr_0_types`` …)."""
-        columns = []
-        for (source, kind), paths in self._paths.items():
-            function = "json_extract" if kind == "values" else "json_type"
-            call = J.fn(function, exp.column(source), J.array(*[J.lit(p) for p in paths]))
-            columns.append(exp.alias_(call, f"{source}_{kind}"))
-        return columns
+    # -- the relation the filters read ------------------------------------------------------
+    def relation(self) -> exp.Select:
+        """``batch`` with every registered path extracted (the ``extracted`` and ``merged`` layers)."""
+        raw = [lists.call("json_extract" if kind == "values" else "json_type", exp.column(source))
+               for (source, kind), lists in self._raw.items()]
+        extracted = exp.select("row", *raw).from_("batch")
+        merged_keys = []
+        for key, j in self._keys.items():
+            merged_keys.append(exp.alias_(self._merge_sources(key), f"key_{j}"))
+        deep = [lists.call("json_extract" if kind == "values" else "json_type", self._merge_sources(key))
+                for (key, kind), lists in self._deep.items()]
+        passthrough = [lists.column for lists in self._raw.values()]
+        return exp.select("row", *passthrough, *merged_keys, *deep).from_(extracted.subquery("extracted"))
 
-    def extracted_columns(self) -> list[str]:
-        return [f"{source}_{kind}" for source, kind in self._paths]
+    def columns(self) -> list[str]:
+        """The columns of ``relation()`` besides ``row``."""
+        return [name.alias_or_name for name in self.relation().expressions[1:]]
 
     # -- internals ------------------------------------------------------------------------
-    def _extract(self, kind: str, source: str, path: Path) -> exp.Expression:
-        positions = self._paths.setdefault((source, kind), {})
-        position = positions.setdefault(J.path_string(path), len(positions))
-        return J.index(exp.column(f"{source}_{kind}"), position)
+    def _raw_lookup(self, kind: str, source: str, path: Path) -> exp.Expression:
+        lists = self._raw.setdefault((source, kind), _Lists(f"{source}_{kind}"))
+        return lists.get(path)
 
-    def _merged(self, kind: str, path: Path) -> exp.Expression:
+    def _merge_sources(self, key: str) -> exp.Expression:
+        """The value of attribute ``key`` from the newest attribute set holding it, else the doc's."""
+        path = ("attributes", key)
+        newest_first = [f"attr_{i}" for i in reversed(range(self.n_attribute_sets))] + ["doc"]
+        return J.coalesce(*[self._raw_lookup("values", source, path) for source in newest_first])
+
+    def _lookup(self, kind: str, path: Path) -> exp.Expression:
         if path[:1] == ("attributes",) and len(path) >= 2 and isinstance(path[1], str):
             self.attribute_keys.add(path[1])
         if path == ():
-            return self._root(kind)
+            return J.lit("OBJECT") if kind == "types" else self._root()
         if self.n_attribute_sets == 0 or path[0] != "attributes":
-            return self._extract(kind, "doc", path)
+            return self._raw_lookup(kind, "doc", path)
         if len(path) == 1:
             return J.lit("OBJECT") if kind == "types" else self._merged_attributes()
         if isinstance(path[1], int):  # the merged attributes are an object: no positions
             return J.missing() if kind == "values" else J.cast(exp.Null(), "VARCHAR")
-        newest_first = list(reversed(self.sources[1:]))
-        if len(path) == 2:
-            return J.coalesce(*[self._extract(kind, s, path) for s in newest_first], self._extract(kind, "doc", path))
-        key_path = path[:2]
-        return J.case(
-            *[(J.not_null(self._extract("types", s, key_path)), self._extract(kind, s, path)) for s in newest_first],
-            default=self._extract(kind, "doc", path),
-        )
+        j = self._keys.setdefault(path[1], len(self._keys))
+        for source in self.sources:  # register the key in every source now, so columns exist
+            self._raw_lookup("values", source, path[:2])
+        if len(path) == 2 and kind == "values":
+            return exp.column(f"key_{j}")
+        lists = self._deep.setdefault((path[1], kind), _Lists(f"key_{j}_{kind}"))
+        return lists.get(path[2:])
 
     def _as_map(self, value: exp.Expression) -> exp.Expression:
         return J.fn("json_transform", value, _MAP_TYPE)
 
     def _merged_attributes(self) -> exp.Expression:
-        maps = [self._as_map(self._extract("values", source, ("attributes",))) for source in self.sources]
-        merged = J.fn("map_concat", *maps)
-        return J.coalesce(J.to_json(merged), J.json_literal({}))
+        maps = [self._as_map(self._raw_lookup("values", source, ("attributes",))) for source in self.sources]
+        return J.coalesce(J.to_json(J.fn("map_concat", *maps)), J.json_literal({}))
 
-    def _root(self, kind: str) -> exp.Expression:
-        if kind == "types":
-            return J.lit("OBJECT")
-        whole = self._extract("values", "doc", ())
+    def _root(self) -> exp.Expression:
+        whole = self._raw_lookup("values", "doc", ())
         if self.n_attribute_sets == 0:
             return whole
         attributes = J.fn("map", J.array(J.lit("attributes")), J.array(self._merged_attributes()))

@@ -302,7 +302,11 @@ class _Parser:
             self.expect("]")
             return Collect(token.position, body)
         if self.at("{"):
-            raise self.fail("object construction `{...}` is not supported in jq filters", token.position)
+            self.take()
+            if not self.at("}"):
+                raise self.fail("object construction `{...}` is not supported (only `{}`)", token.position)
+            self.take()
+            return Literal(token.position, {})
         if self.at("$"):
             raise self.fail("variables `$name` are not supported in jq filters", token.position)
         if token.kind == "ident":
@@ -430,6 +434,13 @@ def _number_json(number: exp.Expression) -> exp.Expression:
     return J.case((integral, J.to_json(J.cast(number, "BIGINT"))), default=J.to_json(number))
 
 
+def _is_simple(expression: exp.Expression) -> bool:
+    """Cheap to repeat: a column, a literal, or an element of a pre-extracted list."""
+    if isinstance(expression, exp.Bracket):
+        return isinstance(expression.this, exp.Column)
+    return isinstance(expression, (exp.Column, exp.Literal, exp.Boolean, exp.Null))
+
+
 def dolma_truthy(value: exp.Expression) -> exp.Expression:
     """Upstream's truthiness: false, null, 0, "", [] and {} are false (NULL stays NULL)."""
     is_zero = J.and_(J.is_number(value), exp.EQ(this=J.as_double(value), expression=J.lit(0.0)))
@@ -466,8 +477,7 @@ class JqCompiler:
                 (exp.EQ(this=J.length(result.expr), expression=J.lit(0)), exp.false()),
                 default=all_truthy,
             )
-        value = self.json(result)
-        return _guard(value, dolma_truthy(value))
+        return self.let([Val(self.json(result))], lambda v: Bool(_guard(v.expr, dolma_truthy(v.expr)))).expr
 
     def select(self) -> exp.Expression:
         """Span selector: the JSON output (an array of outputs when several; NULL when none)."""
@@ -483,14 +493,13 @@ class JqCompiler:
                 (exp.EQ(this=J.length(items), expression=J.lit(1)), J.index(items, 0)),
                 default=J.to_json(items),
             )
-        value = self.json(result)
-        return J.case((J.is_null(value), failure), default=value)
+        return self.let([Val(self.json(result))], lambda v: Val(J.case((J.is_null(v.expr), failure), default=v.expr))).expr
 
     def string(self) -> exp.Expression:
         """Replacement text: the expression must yield one string."""
-        value = self.select()
         failure = J.runtime_error(f"{self.config_path}: jq `{self.text}` must produce a string; it did not on row ")
-        return J.case((J.is_type(value, "VARCHAR"), J.as_string(value)), default=failure)
+        as_text = lambda v: Text(J.case((J.is_type(v.expr, "VARCHAR"), J.as_string(v.expr)), default=failure))  # noqa: E731
+        return self.let([Val(self.select())], as_text).expr
 
     # -- conversions -----------------------------------------------------------------------
     def fail(self, message: str, node: Node) -> CompileError:
@@ -564,6 +573,27 @@ class JqCompiler:
             raise self.fail(f"{what} with several (or no) outputs is not supported", node)
         return result
 
+    def let(self, values: list[Single], body) -> Result:
+        """``body(*values)`` with computed values bound to lambda names, so SQL never duplicates them.
+
+        A computed value used several times by an operator would otherwise be copied into the
+        SQL each time, growing the query exponentially with nesting.
+        """
+        bound, bindings = [], []
+        for value in values:
+            if isinstance(value, Ref):
+                value = Val(self.json(value))
+            if _is_simple(value.expr):
+                bound.append(value)
+            else:
+                name = J.new_lambda_name()
+                bound.append(type(value)(J.var(name)))
+                bindings.append((name, value.expr))
+        result = body(*bound)
+        for name, source in reversed(bindings):
+            result = type(result)(J.index(J.list_transform(J.array(source), name, result.expr), 0))
+        return result
+
     # -- compilation -----------------------------------------------------------------------
     def compile(self, node: Node, dot: Ref) -> Result:
         if isinstance(node, Identity):
@@ -576,7 +606,8 @@ class JqCompiler:
             return self.literal(node.value)
         if isinstance(node, Negate):
             operand = self.single(self.compile(node.operand, dot), node, "negation")
-            return Num(J.case((J.is_number(self.json(operand)), exp.Neg(this=J.as_double(self.json(operand))))))
+            negate = lambda v: Num(J.case((J.is_number(self.json(v)), exp.Neg(this=J.as_double(self.json(v))))))  # noqa: E731
+            return self.let([operand], negate)
         if isinstance(node, Collect):
             if node.body is None:
                 return Val(J.json_literal([]))
@@ -597,12 +628,15 @@ class JqCompiler:
         left = self.single(self.compile(node.left, dot), node, f"`{node.op}`")
         right = self.single(self.compile(node.right, dot), node, f"`{node.op}`")
         if node.op in ("and", "or"):
-            a, b = self.truthy(left), self.truthy(right)
-            short = (J.not_(a), exp.false()) if node.op == "and" else (a, exp.true())
-            return Bool(J.case((J.is_null(a), exp.Null()), short, default=b))
+            return self.let([Bool(self.truthy(left)), Bool(self.truthy(right))], lambda a, b: self.logical(node.op, a, b))
         if node.op in _COMPARISONS:
-            return self.compare(node.op, left, right)
-        return self.arithmetic(node.op, left, right)
+            return self.let([left, right], lambda a, b: self.compare(node.op, a, b))
+        return self.let([left, right], lambda a, b: self.arithmetic(node.op, a, b))
+
+    def logical(self, op: str, a: Bool, b: Bool) -> Bool:
+        """jq's short-circuit ``and``/``or`` (an error on the left is an error)."""
+        short = (J.not_(a.expr), exp.false()) if op == "and" else (a.expr, exp.true())
+        return Bool(J.case((J.is_null(a.expr), exp.Null()), short, default=b.expr))
 
     def literal(self, value) -> Single:
         if isinstance(value, bool):
@@ -611,7 +645,7 @@ class JqCompiler:
             return Num(J.lit(float(value)))
         if isinstance(value, str):
             return Text(J.lit(value))
-        return Val(J.json_null())
+        return Val(J.json_literal(value))
 
     def pipe(self, left: Result, body) -> Result:
         """Run ``body`` (a function of the input value) on each output of ``left``."""
@@ -651,11 +685,15 @@ class JqCompiler:
             convert, wrap = self.json, Val
         else:
             convert, wrap = self.as_list, Many
-        whens = []
-        for condition, value in branches:
-            truth = self.truthy(condition)
-            whens += [(J.is_null(truth), exp.Null()), (truth, convert(value))]
-        return wrap(J.case(*whens, default=convert(otherwise)))
+        truths = [Bool(self.truthy(condition)) for condition, _ in branches]
+
+        def choose(*bound: Bool) -> Result:
+            whens = []
+            for truth, (_, value) in zip(bound, branches):
+                whens += [(J.is_null(truth.expr), exp.Null()), (truth.expr, convert(value))]
+            return wrap(J.case(*whens, default=convert(otherwise)))
+
+        return self.let(truths, choose)
 
     def attempt(self, node: Try, dot: Ref) -> Result:
         body = self.compile(node.body, dot)
@@ -679,9 +717,12 @@ class JqCompiler:
             kept = J.list_filter(items, name, self.truthy(Val(J.var(name))))
             usable = J.and_(J.not_null(items), exp.GT(this=J.length(kept), expression=J.lit(0)))
             return Many(J.case((usable, kept), default=self.as_list(right)))
-        value = self.json(left)
-        usable = J.and_(J.not_null(value), self.truthy(Val(value)))
-        return Val(J.case((usable, value), default=self.json(right)))
+        def pick(bound: Single) -> Val:
+            value = self.json(bound)
+            usable = J.and_(J.not_null(value), self.truthy(Val(value)))
+            return Val(J.case((usable, value), default=self.json(right)))
+
+        return self.let([Val(self.json(left))], pick)
 
     # -- operators -------------------------------------------------------------------------
     def _rank(self, value: exp.Expression) -> exp.Expression:
@@ -796,34 +837,44 @@ class JqCompiler:
     def _map(self, node: Call) -> Node:
         return Collect(node.position, Binary(node.position, "|", Iterate(node.position, Identity(node.position)), node.args[0]))
 
-    def _with_argument(self, name: str, argument: Literal, dot: Ref) -> Single:
-        value, kind = self.json(dot), self.kind(dot)
-        if name == "has":
-            key = argument.value
-            if isinstance(key, str):
-                found = J.not_null(J.fn("json_type", value, J.lit(J.path_string([key]))))
-                return Bool(J.case((exp.EQ(this=kind, expression=J.lit("OBJECT")), found)))
-            inside = exp.LT(this=J.lit(int(key)), expression=J.fn("json_array_length", value))
-            return Bool(J.case((exp.EQ(this=kind, expression=J.lit("ARRAY")), inside)))
-        if not isinstance(argument.value, str):
+    def _with_argument(self, name: str, argument: Literal, dot: Ref) -> Result:
+        if name == "has" and isinstance(argument.value, str) and dot.base is None:
+            found = J.not_null(self.doc.type(dot.path + (argument.value,)))  # pre-extracted, no re-parse
+            return self.let([Text(self.kind(dot))], lambda k: Bool(J.case((exp.EQ(this=k.expr, expression=J.lit("OBJECT")), found))))
+        if name != "has" and not isinstance(argument.value, str):
             raise self.fail(f"`{name}` needs a string argument", argument)
-        text = J.as_string(value)
         if name == "test":
             try:
                 re.compile(argument.value)
             except re.error as error:
                 raise self.fail(f"invalid regular expression: {error}", argument) from None
-            result = J.fn("regexp_matches", text, J.lit(argument.value))
+        return self.let([Val(self.json(dot)), Text(self.kind(dot))], lambda v, k: self._with_argument_on(name, argument.value, v.expr, k.expr))
+
+    def _with_argument_on(self, name: str, argument, value: exp.Expression, kind: exp.Expression) -> Bool:
+        if name == "has":
+            if isinstance(argument, str):
+                found = J.not_null(J.fn("json_type", value, J.lit(J.path_string([argument]))))
+                return Bool(J.case((exp.EQ(this=kind, expression=J.lit("OBJECT")), found)))
+            inside = exp.LT(this=J.lit(int(argument)), expression=J.fn("json_array_length", value))
+            return Bool(J.case((exp.EQ(this=kind, expression=J.lit("ARRAY")), inside)))
+        text = J.as_string(value)
+        if name == "test":
+            result = J.fn("regexp_matches", text, J.lit(argument))
         else:
-            result = J.fn("starts_with" if name == "startswith" else "ends_with", text, J.lit(argument.value))
+            result = J.fn("starts_with" if name == "startswith" else "ends_with", text, J.lit(argument))
         return Bool(J.case((exp.EQ(this=kind, expression=J.lit("VARCHAR")), result)))
 
     def _builtin(self, name: str, dot: Ref) -> Result:
-        value, kind = self.json(dot), self.kind(dot)
-        is_kind = lambda *types: exp.In(this=kind, expressions=[J.lit(t) for t in types])  # noqa: E731
-        elements = J.fn("json_extract", value, J.lit("$[*]"))
         if name == "not":
             return Bool(exp.Not(this=J.paren(self.truthy(dot))))
+        if name == "type":
+            return self.let([Text(self.kind(dot))], lambda k: self._builtin_on(name, J.missing(), k.expr))
+        return self.let([Val(self.json(dot)), Text(self.kind(dot))], lambda v, k: self._builtin_on(name, v.expr, k.expr))
+
+    def _builtin_on(self, name: str, value: exp.Expression, kind: exp.Expression) -> Single:
+        """Builtins without arguments on an input ``value`` of json_type ``kind`` (NULL = error)."""
+        is_kind = lambda *types: exp.In(this=kind, expressions=[J.lit(t) for t in types])  # noqa: E731
+        elements = J.fn("json_extract", value, J.lit("$[*]"))
         if name == "type":
             return Text(J.case(*[(exp.EQ(this=kind, expression=J.lit(t)), J.lit(n)) for t, n in _TYPE_NAMES],
                                (is_kind(*J.NUMBER_TYPES), J.lit("number"))))
@@ -849,14 +900,16 @@ class JqCompiler:
             truths = J.list_transform(elements, element, self.truthy(Val(J.var(element))))
             combined = J.coalesce(J.fn("list_bool_or" if name == "any" else "list_bool_and", truths), J.lit(name == "all"))
             return Bool(J.case((is_kind("ARRAY"), combined)))
+
         # add: sum of numbers, concatenation of strings (nulls are skipped); other element kinds are errors
         def every(*types: str) -> exp.Expression:
             test = J.is_type(J.var(element), *types, "NULL")
             return J.coalesce(J.fn("list_bool_and", J.list_transform(elements, element, test)), exp.true())
+
         numbers = J.list_transform(elements, element, J.case((J.is_number(J.var(element)), J.as_double(J.var(element)))))
         strings = J.list_transform(elements, element, J.case((J.is_type(J.var(element), "VARCHAR"), J.as_string(J.var(element)))))
         return Val(J.case(
-            (J.not_(is_kind("ARRAY")), J.missing()),
+            (J.coalesce(J.paren(J.not_(is_kind("ARRAY"))), exp.true()), J.missing()),
             (every(), J.json_null()),
             (every(*J.NUMBER_TYPES), _number_json(J.fn("list_sum", numbers))),
             (every("VARCHAR"), J.to_json(J.fn("array_to_string", strings, J.lit("")))),

@@ -88,7 +88,8 @@ def is_number(value: exp.Expression) -> exp.Expression:
 
 
 def as_double(value: exp.Expression) -> exp.Expression:
-    return cast(value, "DOUBLE")
+    """A JSON number as DOUBLE (TRY_CAST: DuckDB evaluates both sides of AND, so never raise)."""
+    return exp.TryCast(this=value, to=exp.DataType.build("DOUBLE"))
 
 
 def as_string(value: exp.Expression) -> exp.Expression:
@@ -210,3 +211,21 @@ def to_json(value: exp.Expression) -> exp.Expression:
 def runtime_error(message: str) -> exp.Expression:
     """Abort the query with ``message`` followed by the current ``row``."""
     return fn("error", exp.DPipe(this=lit(message), expression=cast(exp.column("row"), "VARCHAR")))
+
+
+def parenthesize(tree: exp.Expression) -> exp.Expression:
+    """Wrap NOT/AND/OR operands of comparisons in parentheses.
+
+    sqlglot prints ``IS(NOT(x), NULL)`` as ``NOT x IS NULL``, which DuckDB reads as
+    ``NOT (x IS NULL)``; built trees must say what they mean.
+    """
+    loose = [
+        node
+        for node in tree.walk()
+        if isinstance(node, (exp.Not, exp.Connector))
+        and isinstance(node.parent, (exp.Binary, exp.Not))
+        and not isinstance(node.parent, exp.Connector)
+    ]
+    for node in loose:
+        node.replace(exp.Paren(this=node.copy()))
+    return tree

@@ -155,15 +155,15 @@ class SqlPredicateCompiler:
         if name == "score":
             return J.as_double(J.fn("json_extract", spans, J.lit("$[0][2]")))
         if name == "max_score":
-            return J.fn("list_max", J.cast(J.fn("json_extract", spans, J.lit("$[*][2]")), "DOUBLE[]"))
+            return J.fn("list_max", exp.TryCast(this=J.fn("json_extract", spans, J.lit("$[*][2]")), to=exp.DataType.build("DOUBLE[]")))
         return J.coalesce(J.fn("json_array_length", spans), J.lit(0))
 
     def _check_types(self) -> None:
         """Bind the predicate alone against an empty ``batch`` so type errors name the rule."""
         doc = Document(self.doc.n_attribute_sets)
         predicate = self._bind(self.tree.copy(), doc)
-        inner = exp.select("row", *doc.extraction()).from_("batch")
-        query = exp.select(exp.alias_(J.coalesce(J.paren(predicate), exp.false()), "keep")).from_(inner.subquery("x"))
+        query = exp.select(exp.alias_(J.coalesce(J.paren(predicate), exp.false()), "keep")).from_(doc.relation().subquery("x"))
+        query = J.parenthesize(query)
         schema = pa.schema([("row", pa.int64())] + [(source, pa.string()) for source in doc.sources])
         connection = duckdb.connect()
         try:

@@ -62,7 +62,7 @@ def _strict(decision: exp.Expression, text: str, syntax: str, where: str) -> exp
     if syntax != "jq":
         return decision
     message = f"{where}: evaluating jq `{text}` failed on the document at row "
-    return J.case((J.is_null(decision), J.runtime_error(message)), default=decision)
+    return J.coalesce(decision, J.runtime_error(message))  # DuckDB evaluates COALESCE arguments lazily
 
 
 def _keep(includes: list[exp.Expression], excludes: list[exp.Expression]) -> exp.Expression:
@@ -118,10 +118,9 @@ def compile_stream(
     if rule_columns:
         rules = [exp.alias_(d, f"{kind}_{i}") for kind in decided for i, (_, _, d) in enumerate(decided[kind])]
 
-    extracted = doc.extracted_columns()
-    inner = exp.select("row", *doc.extraction()).from_("batch")
-    middle = exp.select("row", *extracted, exp.alias_(keep, "keep"), *rules).from_(inner.subquery("extracted"))
+    middle = exp.select("row", *doc.columns(), exp.alias_(keep, "keep"), *rules).from_(doc.relation().subquery("merged"))
     outer = exp.select("row", "keep", *outputs, *[r.alias for r in rules]).from_(middle.subquery("decided"))
+    outer = J.parenthesize(outer)
     return StreamQuery(
         sql=outer.sql(dialect="duckdb", pretty=True),
         expression=outer,

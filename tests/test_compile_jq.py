@@ -1,0 +1,127 @@
+"""jq filters end to end in DuckDB: the contract's §4.7 truth table, every row."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from compile_helpers import kept
+from dolma_sql.errors import CompileError
+
+ALL = ["d1", "d2", "d3", "d4", "d5", "d6", "d7"]
+IF_SCORE = (
+    '.attributes.x | if type == "array" and length > 0 and .[0] != null and .[0][2] != null '
+    "then .[0][2] < 0.8 else false end"
+)
+
+# (expression, kept by dolma-sql, upstream behaviour when different)
+TRUTH_TABLE = [
+    (".attributes.flag", ["d1"], None),
+    (".attributes.n", ["d1"], None),
+    (".attributes.s", ["d1"], None),
+    (".attributes.x", ["d1", "d2", "d4", "d6"], None),
+    # Deviation: `null | .[2]` is null (real jq), so d3/d5/d7 give `null >= 0.5`, false; upstream fails on d3.
+    (".attributes.x[0][2] >= 0.5", ["d1", "d4"], "error on d3"),
+    ("try (.attributes.x[0][2] >= 1.0) catch false", ["d4"], None),
+    (".attributes.x[0][2] == 1", ["d4"], "error on d3"),
+    (IF_SCORE, ["d1", "d2", "d6"], None),
+    ("(.attributes.x // []) | map(.[2]) | add > 0.5", ["d1", "d4", "d6"], None),
+    ('.attributes | has("flag")', ["d1", "d2", "d3"], None),
+    # Deviation: docs without metadata give `null < 500`, true in jq ordering; upstream fails on d5.
+    (".metadata.length < 500", ["d1", "d3", "d5", "d6", "d7"], "d1, d3, then error on d5"),
+    (".attributes.missing.deeper", [], "error"),
+    (".attributes?.missing?.deeper?", [], None),
+    ("empty", [], None),
+    ("true, false", [], None),
+    ("false, true", [], None),
+    ("0", [], None),
+    ("0.0", [], None),
+    ('""', [], None),
+    ("{}", [], None),
+    ("[]", [], None),
+    ("[0]", ALL, None),
+    (".text | length", ALL, None),
+    # More of the supported subset.
+    ('.metadata.lang // "" | test("^e")', ["d1"], None),
+    ('.metadata.lang // "none" | startswith("no")', ["d2", "d3", "d4", "d5", "d6", "d7"], None),
+    (".attributes.x | length == 2", ["d6"], None),
+    ("(.attributes.x // []) | map(.[2] > 0.5) | any", ["d1", "d4", "d6"], None),
+    (".attributes.x // [] | all(.[2] > 0.1)", ["d1", "d2", "d3", "d4", "d5", "d6", "d7"], None),
+    (".attributes.x[]? | .[2] > 0.5", ["d1", "d4"], None),
+    ("[.attributes.x[]? | select(.[2] > 0.5)] | length > 0", ["d1", "d4", "d6"], None),
+    (".attributes.n + 1 > 1", ["d1"], None),
+    ("(.attributes.n // 0) * 2 - 1 == 9", ["d1"], None),
+    (".attributes | keys | length > 1", ["d1", "d2", "d3"], None),
+    ('.attributes.s | tostring == "abc"', ["d1"], None),
+    (".attributes.flag | not", ["d2", "d3", "d4", "d5", "d6", "d7"], None),
+    ('.attributes.x | type == "null"', ["d5", "d7"], None),
+    (".attributes.x[-1][2] >= 1", ["d4", "d6"], None),
+    ('if .attributes.n then "yes" elif .attributes.s then "s" else "" end', ["d1", "d2"], None),
+    ('.attributes["flag"]', ["d1"], None),
+    (".attributes.n / 0 > 1 // true", ALL, None),
+    ("try error(\"x\") catch true", ALL, None),
+]
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["doc-attributes", "attr_0"])
+@pytest.mark.parametrize("expression,expected,upstream", TRUTH_TABLE, ids=[row[0] for row in TRUTH_TABLE])
+def test_truth_table(expression, expected, upstream, split):
+    assert kept(include=[expression], syntax="jq", split=split) == expected
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["doc-attributes", "attr_0"])
+def test_exclude_uses_upstream_truthiness(split):
+    # exclude drops when the expression yields ≥1 output and all are truthy (0, "" and [] are not)
+    assert kept(exclude=[".attributes.n"], syntax="jq", split=split) == ["d2", "d3", "d4", "d5", "d6", "d7"]
+    assert kept(exclude=["true, false"], syntax="jq", split=split) == ALL
+    assert kept(exclude=["empty"], syntax="jq", split=split) == ALL
+
+
+def test_include_and_exclude():
+    include = [".attributes.x[0]", ".attributes.flag == true"]
+    exclude = [".attributes.x[0][2] > 0.9", ".metadata.length == 600"]
+    # jq compares numbers by value everywhere, so 600.0 == 600 (d4 is dropped by its score anyway)
+    assert kept(include=include, exclude=exclude, syntax="jq") == ["d1", "d6"]
+
+
+def test_runtime_error_fails_with_rule_and_row():
+    with pytest.raises(duckdb.Error) as caught:
+        kept(include=['error("boom")'], syntax="jq")
+    assert "streams[0].filter.include[0]" in str(caught.value)
+    assert "row 0" in str(caught.value)
+
+
+def test_runtime_error_only_where_reached():
+    # evaluation is lazy as upstream: the erroring exclude is never reached when the include rejects
+    include = [".attributes.flag == true"]
+    exclude = ['.attributes.flag | if . then false else error("unreachable") end']
+    assert kept(include=include, exclude=exclude, syntax="jq") == ["d1"]
+    with pytest.raises(duckdb.Error, match="row 1"):
+        kept(exclude=['.attributes.flag | if . then false else error("x") end'], syntax="jq")
+
+
+def test_type_error_is_a_runtime_error():
+    with pytest.raises(duckdb.Error, match="filter.exclude.0."):
+        kept(exclude=[".attributes.s | .[0]"], syntax="jq")  # d1: indexing a string
+
+
+@pytest.mark.parametrize(
+    "expression,message,position",
+    [
+        (".[", "expected", 2),
+        (".a | reduce .[] as $x (0; . + $x)", "`reduce` is not supported", 5),
+        ("..", "recursive descent `..` is not supported", 0),
+        (".a | foo", "`foo/0` is not supported", 5),
+        ('{"a": 1}', "object construction", 0),
+        (".a[1:2]", "slices", 4),
+        ('.a | test("(")', "invalid regular expression", 10),
+        ("$x", "variables", 0),
+        (".a == 1 == 2", "do not chain", 8),
+    ],
+)
+def test_rejected(expression, message, position):
+    with pytest.raises(CompileError) as caught:
+        kept(include=[expression], syntax="jq")
+    assert message in str(caught.value)
+    assert caught.value.position == position
+    assert caught.value.path == "streams[0].filter.include[0]"

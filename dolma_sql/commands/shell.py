@@ -1,0 +1,31 @@
+"""``dolma-sql shell``: an interactive SQL session over a corpus and its attributes."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from dolma_sql.commands.sql import split_names
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("shell")
+    def shell_command(
+        documents: Optional[list[str]] = typer.Option(None, "--documents", "-d", help="Glob of document files (repeatable)."),
+        attributes: Optional[list[str]] = typer.Option(
+            None, "--attributes", "-a", help="Attribute sets to join (repeatable or comma-separated); default: every set beside the documents."
+        ),
+        database: Optional[str] = typer.Option(
+            None, "--database", help="Save the views into this DuckDB file (any DuckDB client of the same version can open it), or reopen it."
+        ),
+        max_rows: int = typer.Option(40, "--max-rows", help="Rows shown per result."),
+        allow_write: bool = typer.Option(False, "--allow-write", help="Allow statements that write (COPY, CREATE, ATTACH, INSTALL, SET, ...)."),
+        processes: Optional[int] = typer.Option(None, "--processes", help="DuckDB threads (default: all cores)."),
+    ) -> None:
+        """Explore documents and attributes interactively with SQL."""
+        from dolma_sql.shell import Shell
+        from dolma_sql.views import open_views
+
+        connection, corpus = open_views(documents, split_names(attributes), database=database, threads=processes)
+        Shell(connection, corpus, allow_write=allow_write, max_rows=max_rows).run()

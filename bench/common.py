@@ -218,6 +218,7 @@ class Result:
     returncode: int
     stdout: str
     stderr: str
+    cpu_seconds: float = 0.0  # user+sys of the process and its reaped children: robust to a busy machine
 
 
 def _tree_rss(proc: psutil.Process) -> int:
@@ -260,7 +261,7 @@ def measure(cmd: Sequence[str], cwd: Path | str | None = None, env: dict | None 
         out.seek(0)
         err.seek(0)
         return Result(seconds, peak / 2**20, popen.returncode, out.read().decode(errors="replace"),
-                      err.read().decode(errors="replace"))
+                      err.read().decode(errors="replace"), usage.ru_utime + usage.ru_stime)
 
 
 # ------------------------------------------------------------------------------ reporting
@@ -275,12 +276,13 @@ class Row:
     peak_rss_mb: float
     ok: bool = True
     note: str = ""
+    cpu_seconds: float | None = None
 
     @classmethod
     def of(cls, system: str, result: Result, info: CorpusInfo, note: str = "") -> Row:
         ok = result.returncode == 0
         return cls(system, result.seconds, info.docs, info.bytes_uncompressed, result.peak_rss_mb, ok,
-                   note or ("" if ok else f"rc={result.returncode}: {_last_line(result.stderr)}"))
+                   note or ("" if ok else f"rc={result.returncode}: {_last_line(result.stderr)}"), result.cpu_seconds)
 
 
 def _last_line(text: str) -> str:
@@ -288,8 +290,16 @@ def _last_line(text: str) -> str:
     return lines[-1][:160] if lines else ""
 
 
+def _ratio(base: Row | None, row: Row, field: str) -> str:
+    """``base / row`` for a time field: > 1 means ``row`` is faster than the baseline."""
+    numerator, denominator = (getattr(base, field) if base else None), getattr(row, field)
+    if not (base and base.ok and row.ok and numerator and denominator):
+        return "–"
+    return f"{numerator / denominator:.2f}×"
+
+
 def print_table(rows: Sequence[Row], title: str = "benchmark", baselines: dict[str, str] | None = None) -> None:
-    """Seconds, docs/s, MB/s (uncompressed input), peak RSS and speed-up ratios against baselines.
+    """Seconds, CPU seconds, docs/s, MB/s (uncompressed input), peak RSS and speed-up ratios against baselines.
 
     ``baselines`` maps a column header to the system name it divides by (``×`` > 1 means faster
     than that baseline). By default: the fastest successful row whose name starts with "upstream".
@@ -301,17 +311,21 @@ def print_table(rows: Sequence[Row], title: str = "benchmark", baselines: dict[s
     if baselines is None:
         upstream = [r for r in rows if r.system.startswith("upstream") and r.ok]
         baselines = {"× vs upstream": min(upstream, key=lambda r: r.seconds).system} if upstream else {}
+    primary = next(iter(baselines.values()), None)
+    headers = ["system", "seconds", "CPU s", "docs/s", "MB/s", "peak RSS MB", *baselines]
+    if primary:
+        headers.append(f"× CPU vs {primary}")
     table = Table(title=title)
-    for header in ("system", "seconds", "docs/s", "MB/s", "peak RSS MB", *baselines, "note"):
+    for header in (*headers, "note"):
         table.add_column(header, justify="left" if header in ("system", "note") else "right")
     for row in rows:
-        ratios = []
-        for base_name in baselines.values():
-            base = by_name.get(base_name)
-            ratios.append(f"{base.seconds / row.seconds:.2f}×" if base and base.ok and row.ok and row.seconds > 0 else "–")
+        ratios = [_ratio(by_name.get(name), row, "seconds") for name in baselines.values()]
+        if primary:
+            ratios.append(_ratio(by_name.get(primary), row, "cpu_seconds"))
         table.add_row(
             row.system,
             f"{row.seconds:.2f}",
+            f"{row.cpu_seconds:.1f}" if row.cpu_seconds else "–",
             f"{row.docs / row.seconds:,.0f}" if row.seconds > 0 else "–",
             f"{row.bytes / 1e6 / row.seconds:.1f}" if row.seconds > 0 else "–",
             f"{row.peak_rss_mb:,.0f}",
@@ -319,6 +333,9 @@ def print_table(rows: Sequence[Row], title: str = "benchmark", baselines: dict[s
             row.note if row.ok else f"[red]FAILED[/red] {row.note}",
         )
     Console(width=200).print(table)
+    load = os.getloadavg()
+    print(f"load average now: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs "
+          "(wall times are only comparable on an otherwise idle machine; CPU s is less sensitive)")
 
 
 # ------------------------------------------------------------------------------ the I/O floor

@@ -307,9 +307,9 @@ class BloomFilter:
     def check_and_insert(self, keys: np.ndarray, *, insert: bool, distinct: bool = False) -> np.ndarray:
         """Duplicate flags for ``keys`` (uint64 fingerprints) as if checked and inserted one by one.
 
-        A key is a duplicate when all its bits were already set, or when an equal key came
-        earlier in ``keys`` (``distinct=True`` promises there is none and skips that check).
-        With ``insert`` the other keys are added.
+        A key is a duplicate when all its bits were already set or, with ``insert``, when an
+        equal key came earlier in ``keys`` (``distinct=True`` promises there is none and skips
+        that check). With ``insert`` the other keys are added; without, nothing changes.
         """
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
         rows = self.words.reshape(-1, BLOCK_WORDS)
@@ -318,7 +318,7 @@ class BloomFilter:
             chunk = keys[begin : begin + CHUNK]
             block, masks = self._blocks_and_masks(chunk)
             flags = ((rows[block] & masks) == masks).all(axis=1)
-            if not distinct:
+            if insert and not distinct:
                 flags |= ~first_occurrences(chunk)
             duplicate[begin : begin + len(chunk)] = flags
             if insert and not flags.all():

@@ -356,11 +356,8 @@ def _decode(batch, decoder: msgspec.json.Decoder, settings: Settings) -> tuple[l
             hint=f"every document needs a string at {key}" + ("" if settings.mode == "paragraphs" else " (the dedupe key); fix or drop that line"),
         ) from None
     except msgspec.DecodeError as error:
-        byte = re.search(r"\(byte (\d+)\)", str(error))
-        line = None
-        if byte:
-            line = batch.first_line + int(np.searchsorted(offsets - offsets[0], int(byte.group(1)) - 1, side="right")) - 1
-        raise InputError(f"malformed JSON ({error})", path=batch.path, line=line,
+        line, reason = _first_malformed(batch)
+        raise InputError(f"malformed JSON ({reason or error})", path=batch.path, line=line,
                          hint="each line must be one JSON object; blank lines are not allowed") from None
     if settings.key_path == ("id",):
         keys = [document.id for document in documents]
@@ -446,6 +443,16 @@ def _fingerprinter(exact: bool, threads: int) -> Fingerprinter:
     if (exact, threads) not in _FINGERPRINTERS:
         _FINGERPRINTERS[exact, threads] = Fingerprinter(exact=exact, threads=threads)
     return _FINGERPRINTERS[exact, threads]
+
+
+def _first_malformed(batch) -> tuple[int | None, str | None]:
+    """The first line that is not valid JSON (only on the error path: one decode per line)."""
+    for index, line in enumerate(batch.lines.to_pylist()):
+        try:
+            msgspec.json.decode(line)
+        except msgspec.DecodeError as error:
+            return batch.first_line + index, str(error)
+    return None, None
 
 
 def _read_batch(batch, decoder: msgspec.json.Decoder, settings: Settings) -> tuple[pa.Array, pa.Array]:
@@ -820,9 +827,12 @@ def _run_bloom(config: DeduperConfig, settings: Settings, jobs: list[FileJob], w
         job, prefix = jobs[index], os.path.join(work, f"{index:06d}")
         keys = read_table(prefix, "keys", parquet=False, columns=["fp0", "repeat"])
         fingerprint = keys.column("fp0").to_numpy()
-        duplicate = keys.column("repeat").to_numpy().copy()
-        fresh = np.flatnonzero(~duplicate)
-        duplicate[fresh] = bloom.check_and_insert(fingerprint[fresh], insert=not read_only, distinct=True)
+        if read_only:  # nothing is inserted, so a key repeated inside the input is not a duplicate
+            duplicate = bloom.check_and_insert(fingerprint, insert=False)
+        else:
+            duplicate = keys.column("repeat").to_numpy().copy()
+            fresh = np.flatnonzero(~duplicate)
+            duplicate[fresh] = bloom.check_and_insert(fingerprint[fresh], insert=True, distinct=True)
         write_attributes(job, prefix, duplicate, settings, stats)
         if not read_only:
             bloom.journal.append(_journal_entry(job))

@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
-from dolma_sql import layout
+from dolma_sql import impact, layout
 from dolma_sql.compile import SpanRule, StreamQuery, compile_stream
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.executor import Counters, LocalExecutor, run_units
@@ -37,6 +37,7 @@ UNICODE_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u200
 
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder(order="sorted").encode
+_TEXT_BYTES = "SELECT strlen(doc->>'$.text') FROM batch"  # dry runs: text bytes per document
 _decode_spans = msgspec.json.Decoder(list[list[tuple[int, int, float]] | None]).decode
 
 
@@ -180,9 +181,10 @@ def run_shard(task: ShardTask) -> Counters:
                         checks[present] = check_query(attribute_lines)
                     _check_batch(connection, batch, attribute_lines, task, checks[present])
                     result = connection.sql(query).to_arrow_table()
+                    text_bytes = connection.sql(_TEXT_BYTES).to_arrow_table().column(0).to_numpy() if task.dry_run else None
                 finally:
                     connection.unregister("batch")
-                _mix_batch(batch, attribute_lines, result, task, writer, counters)
+                _mix_batch(batch, attribute_lines, result, task, writer, counters, text_bytes)
     return counters
 
 
@@ -342,24 +344,27 @@ def _diagnose(batch: LineBatch, attribute_lines: list, task: ShardTask, row: int
         raise InputError("line could not be checked", path=batch.path, line=batch.first_line + row)
 
 
-def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: ShardTask, writer, counters: Counters) -> None:
+def _mix_batch(
+    batch: LineBatch, attribute_lines: list, result: pa.Table, task: ShardTask, writer, counters: Counters, text_bytes: np.ndarray | None = None
+) -> None:
     stream = task.plan.stream
     keep = result.column("keep").to_numpy(zero_copy_only=False)
     kept_rows = np.flatnonzero(keep)
     counters["documents"] = counters.get("documents", 0) + len(batch)
     counters["bytes_in"] = counters.get("bytes_in", 0) + batch.lines.nbytes
-    if task.dry_run:
-        for name in result.column_names:
-            if name.startswith(("include_", "exclude_")):
-                counters[name] = counters.get(name, 0) + int(np.asarray(result.column(name).to_numpy(zero_copy_only=False), dtype=bool).sum())
+    report = impact.StreamCounters(counters, task.plan.index) if task.dry_run else None
+    if report is not None:
+        report.count_filters(result, text_bytes)
     if not len(kept_rows):
         return
     documents = [_decode(line) for line in batch.lines.take(pa.array(kept_rows)).to_pylist()]
 
     edits_by_rule = _collect_edits(result, kept_rows, batch, task)
     if edits_by_rule is not None:
-        edits, edited = edits_by_rule
+        edits, edited, rule_of_edit = edits_by_rule
         texts = pa.array([documents[i]["text"] for i in edited], pa.large_string())
+        if report is not None:
+            report.count_span_rules(texts, edits, rule_of_edit, len(task.plan.span_rules))
         replaced = apply_spans(texts, edits).to_pylist()
         for position, document_index in enumerate(edited):
             if replaced[position] != documents[document_index]["text"]:
@@ -387,7 +392,11 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
             document.pop(name, None)
         if min_length and len(document["text"].strip(UNICODE_WHITESPACE).encode("utf-8")) < min_length:
             counters["documents_too_short"] = counters.get("documents_too_short", 0) + 1
+            if report is not None:
+                report.count_too_short(document["text"])
             continue
+        if report is not None:
+            report.count_kept(document["text"])
         metadata = document.get("metadata")
         if not isinstance(metadata, dict):
             metadata = document["metadata"] = {}
@@ -399,9 +408,13 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
         writer.write(b"\n".join(out))
 
 
-def _collect_edits(result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask) -> tuple[SpanEdits, list[int]] | None:
-    """Turn each rule's selected spans (JSON) into score-filtered edits, rule by rule."""
-    rows, starts, ends, template_ids = [], [], [], []
+def _collect_edits(result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask) -> tuple[SpanEdits, list[int], np.ndarray] | None:
+    """Turn each rule's selected spans (JSON) into score-filtered edits, rule by rule.
+
+    Returns the edits (rows local to the edited texts), the kept-row positions of the edited
+    texts, and the span rule of each edit.
+    """
+    rows, starts, ends, template_ids, rules = [], [], [], [], []
     templates: dict[tuple[str, ...], int] = {}
     for rule_index, rule in enumerate(task.plan.span_rules):
         column = result.column(f"span_{rule_index}").take(pa.array(kept_rows)).to_pylist()
@@ -422,13 +435,14 @@ def _collect_edits(result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, ta
         starts.append(flat[:, 0].astype(np.int64))
         ends.append(flat[:, 1].astype(np.int64))
         template_ids.append(ids)
+        rules.append(np.full(len(row), rule_index, dtype=np.int64))
     if not rows:
         return None
     row = np.concatenate(rows)
     edited = np.unique(row)
     local = np.searchsorted(edited, row)
     edits = SpanEdits(local, np.concatenate(starts), np.concatenate(ends), np.concatenate(template_ids), list(templates))
-    return edits, edited.tolist()
+    return edits, edited.tolist(), np.concatenate(rules)
 
 
 def _jq_replacement(value, batch: LineBatch, row: int, task: ShardTask, rule_index: int) -> str:

@@ -44,6 +44,10 @@ class SpanEdits:
     def __len__(self) -> int:
         return len(self.row)
 
+    def subset(self, mask: np.ndarray) -> "SpanEdits":
+        """Only the edits where ``mask`` is true (same rows and templates)."""
+        return SpanEdits(self.row[mask], self.start[mask], self.end[mask], self.template[mask], self.templates)
+
 
 def split_template(replacement: str) -> tuple[str, ...]:
     """``"[B]{}[E]"`` -> ``("[B]", "[E]")``: the literal pieces around each ``{}``."""

@@ -1,0 +1,165 @@
+"""Recipe impact reports (``dolma-sql mix --dry-run``).
+
+A dry run is a real mix whose writer only counts: the same compiled query, span kernel and
+output checks run, so the kept totals agree exactly with what ``mix`` writes. Per stream it
+reports what comes in, and for each rule what it removes *alone* (as if it were the only rule)
+and *marginally* (what it removes that no earlier rule already removed, in recipe order: the
+include stage, then excludes in order, then span replacements, then ``min_text_length``).
+Token counts are estimates: text bytes / 4, the usual ratio for English with BPE tokenizers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from rich.console import Console
+from rich.table import Table
+
+from dolma_sql.executor import Counters
+from dolma_sql.recipe import MixerConfig
+from dolma_sql.spans import SpanEdits, apply_spans
+
+BYTES_PER_TOKEN = 4
+
+
+class StreamCounters:
+    """Adds one batch's rule counts to a shard's counters, under keys prefixed by the stream."""
+
+    def __init__(self, counters: Counters, stream_index: int) -> None:
+        self.counters = counters
+        self.prefix = f"s{stream_index}."
+
+    def add(self, key: str, value: float) -> None:
+        key = self.prefix + key
+        self.counters[key] = self.counters.get(key, 0) + float(value)
+
+    def count_filters(self, result: pa.Table, text_bytes: np.ndarray) -> None:
+        """Per include/exclude rule: documents and text bytes removed alone and marginally."""
+        text_bytes = np.asarray(text_bytes, dtype=np.int64)
+        columns = {name: np.asarray(result.column(name).to_numpy(zero_copy_only=False), dtype=bool) for name in result.column_names}
+        includes = [columns[f"include_{i}"] for i in range(sum(n.startswith("include_") for n in columns))]
+        excludes = [columns[f"exclude_{i}"] for i in range(sum(n.startswith("exclude_") for n in columns))]
+        self.add("in.documents", len(text_bytes))
+        self.add("in.text_bytes", text_bytes.sum())
+        removed = np.zeros(len(text_bytes), dtype=bool)
+        if includes:
+            for index, matches in enumerate(includes):
+                self._removal(f"include_{index}", text_bytes, ~matches, ~matches)
+            removed = ~np.logical_or.reduce(includes)
+            self._removal("include", text_bytes, removed, removed)
+        for index, matches in enumerate(excludes):
+            self._removal(f"exclude_{index}", text_bytes, matches, matches & ~removed)
+            removed |= matches
+        if not np.array_equal(~removed, columns["keep"]):
+            raise AssertionError("rule columns disagree with the keep column")  # compiler invariant
+        self.add("filtered.documents", (~removed).sum())
+        self.add("filtered.text_bytes", text_bytes[~removed].sum())
+
+    def _removal(self, rule: str, text_bytes: np.ndarray, alone: np.ndarray, marginal: np.ndarray) -> None:
+        for kind, mask in (("alone", alone), ("marginal", marginal)):
+            self.add(f"{rule}.{kind}.documents", mask.sum())
+            self.add(f"{rule}.{kind}.text_bytes", text_bytes[mask].sum())
+
+    def count_span_rules(self, texts: pa.Array, edits: SpanEdits, rule_of_edit: np.ndarray, rules: int) -> None:
+        """Per span rule: documents changed and text bytes removed when the rule applies alone."""
+        before = pc.binary_length(texts.cast(pa.large_binary())).to_numpy()
+        for rule in range(rules):
+            mask = rule_of_edit == rule
+            if not mask.any():
+                continue
+            after = pc.binary_length(apply_spans(texts, edits.subset(mask)).cast(pa.large_binary())).to_numpy()
+            self.add(f"span_{rule}.documents", (after != before).sum())
+            self.add(f"span_{rule}.text_bytes_removed", (before - after).sum())
+        after = pc.binary_length(apply_spans(texts, edits).cast(pa.large_binary())).to_numpy()
+        self.add("spans.text_bytes_removed", (before - after).sum())
+
+    def count_too_short(self, text: str) -> None:
+        self.add("min_text_length.documents", 1)
+        self.add("min_text_length.text_bytes", len(text.encode("utf-8")))
+
+    def count_kept(self, text: str) -> None:
+        self.add("kept.documents", 1)
+        self.add("kept.text_bytes", len(text.encode("utf-8")))
+
+
+def impact_report(config: MixerConfig, *, allow_missing_attributes: bool = False, warn: Callable[[str], None] = lambda m: None) -> dict:
+    """Dry-run ``config`` and return the report as plain data (what ``--report`` writes as JSON)."""
+    from dolma_sql import mixer
+
+    totals = mixer.mix(config, allow_missing_attributes=allow_missing_attributes, warn=warn, dry_run=True).totals
+    return {"streams": [_stream_report(index, stream, totals) for index, stream in enumerate(config.streams)]}
+
+
+def _stream_report(index: int, stream, totals: Counters) -> dict:
+    def get(key: str) -> int:
+        return int(totals.get(f"s{index}.{key}", 0))
+
+    def removal(rule: str, expression: str) -> dict:
+        return {
+            "rule": rule,
+            "expression": expression,
+            "alone": {"documents": get(f"{rule}.alone.documents"), "text_bytes": get(f"{rule}.alone.text_bytes")},
+            "marginal": {"documents": get(f"{rule}.marginal.documents"), "text_bytes": get(f"{rule}.marginal.text_bytes")},
+        }
+
+    rules = []
+    filter_ = stream.filter
+    if filter_ and filter_.include:
+        rules += [removal(f"include_{i}", e) for i, e in enumerate(filter_.include)]
+        rules.append(removal("include", "documents matching no include rule"))
+    if filter_:
+        rules += [removal(f"exclude_{i}", e) for i, e in enumerate(filter_.exclude)]
+    spans = [
+        {
+            "rule": f"span_replacement[{i}]",
+            "span": rule.span,
+            "documents": get(f"span_{i}.documents"),
+            "text_bytes_removed_alone": get(f"span_{i}.text_bytes_removed"),
+        }
+        for i, rule in enumerate(stream.span_replacement)
+    ]
+    kept_bytes = get("kept.text_bytes")
+    in_bytes = get("in.text_bytes")
+    return {
+        "stream": stream.name,
+        "in": {"documents": get("in.documents"), "text_bytes": in_bytes, "tokens_estimate": in_bytes // BYTES_PER_TOKEN},
+        "filters": rules,
+        "after_filters": {"documents": get("filtered.documents"), "text_bytes": get("filtered.text_bytes")},
+        "span_replacement": spans,
+        "span_text_bytes_removed": get("spans.text_bytes_removed"),
+        "min_text_length": {"documents": get("min_text_length.documents"), "text_bytes": get("min_text_length.text_bytes")},
+        "kept": {"documents": get("kept.documents"), "text_bytes": kept_bytes, "tokens_estimate": kept_bytes // BYTES_PER_TOKEN},
+    }
+
+
+def print_report(report: dict, console: Console | None = None) -> None:
+    console = console or Console(width=160)
+    for stream in report["streams"]:
+        total = max(stream["in"]["documents"], 1)
+        table = Table(title=f"stream {stream['stream']}: {stream['in']['documents']:,} documents, ~{stream['in']['tokens_estimate']:,} tokens in")
+        table.add_column("rule")
+        table.add_column("expression", max_width=70, overflow="ellipsis", no_wrap=True)
+        for column in ("alone: docs", "alone: %", "beyond earlier rules: docs", "beyond earlier rules: bytes"):
+            table.add_column(column, justify="right")
+        for rule in stream["filters"]:
+            alone, marginal = rule["alone"]["documents"], rule["marginal"]
+            table.add_row(rule["rule"], rule["expression"], f"{alone:,}", f"{100 * alone / total:.1f}%", f"{marginal['documents']:,}", f"{marginal['text_bytes']:,}")
+        for span in stream["span_replacement"]:
+            change = -span["text_bytes_removed_alone"]
+            table.add_row(span["rule"], span["span"], f"{span['documents']:,} changed", "", "", f"{change:+,} (alone)")
+        short = stream["min_text_length"]
+        table.add_row("min_text_length", "", "", "", f"{short['documents']:,}", f"{short['text_bytes']:,}")
+        kept = stream["kept"]
+        table.add_row(
+            "[bold]kept", "", f"[bold]{kept['documents']:,}", f"{100 * kept['documents'] / total:.1f}%", "", f"[bold]{kept['text_bytes']:,} (~{kept['tokens_estimate']:,} tokens)"
+        )
+        console.print(table)
+
+
+def write_report(report: dict, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(report, handle, indent=2)

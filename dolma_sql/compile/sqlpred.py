@@ -90,15 +90,14 @@ class SqlPredicateCompiler:
         return sum(len(x) + 1 for x in lines[: line - 1]) + max(col - 1, 0)
 
     def _position(self, node: exp.Expression) -> int | None:
-        for candidate in node.walk():
-            start = getattr(candidate, "meta", {}).get("start") if hasattr(candidate, "meta") else None
-            if start is not None:
-                if candidate is node or not isinstance(node, exp.Func):
-                    return start
-                break
-        name = node.name if isinstance(node, exp.Anonymous) else node.key
-        found = self.text.lower().find(str(name).lower())
-        return found if found >= 0 else None
+        """Where ``node`` starts in the text: its own token, a function's name, or its leftmost token."""
+        if node.meta.get("start") is not None:
+            return node.meta["start"]
+        if isinstance(node, exp.Func):
+            found = self.text.lower().find(node.sql_name().lower())
+            return found if found >= 0 else None
+        starts = [n.meta["start"] for n in node.walk() if n.meta.get("start") is not None]
+        return min(starts) if starts else None
 
     def _check(self, node: exp.Expression) -> None:
         if isinstance(node, (exp.Select, exp.Subquery, exp.Exists, exp.Union)):

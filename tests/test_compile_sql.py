@@ -1,0 +1,61 @@
+"""`syntax: sql`: native DuckDB predicates over the merged document, and what is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from compile_helpers import kept
+from dolma_sql.errors import CompileError
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["doc-attributes", "attr_0"])
+@pytest.mark.parametrize(
+    "expression,expected",
+    [
+        ("score(attributes.x) >= 0.5", ["d1", "d4"]),
+        ("score(attributes['x']) >= 1.0", ["d4"]),
+        ("max_score(attributes.x) >= 1", ["d4", "d6"]),
+        ("span_count(attributes.x) = 0", ["d3", "d5", "d7"]),
+        ("attributes.flag IS NOT NULL", ["d1", "d2", "d3"]),
+        ("CAST(metadata.length AS DOUBLE) < 500", ["d1"]),
+        ("metadata.lang->>'$' = 'en'", ["d1"]),
+        ("id IN ('d2', 'd7')", ["d2", "d7"]),
+        ("length(text) = 5 AND id LIKE 'd%' AND NOT id = 'd3'", ["d1", "d2", "d4", "d5", "d6", "d7"]),
+        ("regexp_matches(id, '[13]')", ["d1", "d3"]),
+        ("CASE WHEN id = 'd1' THEN TRUE END", ["d1"]),  # NULL is no match
+        ("source IS NULL AND metadata IS NULL", ["d5", "d6", "d7"]),
+    ],
+)
+def test_predicates(expression, expected, split):
+    assert kept(include=[expression], syntax="sql", split=split) == expected
+
+
+def test_exclude():
+    assert kept(exclude=["score(attributes.x) < 0.5"], syntax="sql") == ["d1", "d3", "d4", "d5", "d7"]
+
+
+@pytest.mark.parametrize(
+    "expression,message,position",
+    [
+        ("(SELECT 1) = 1", "subqueries are not allowed", 8),
+        ("EXISTS (SELECT 1)", "subqueries are not allowed", None),
+        ("read_csv('x') IS NULL", "function `read_csv` is not allowed", 0),
+        ("current_setting('threads') = '1'", "function `current_setting` is not allowed", 0),
+        ("nonsense > 1", "unknown name `nonsense`", 0),
+        ("text.foo = 1", "unknown name `text.foo`", 0),
+        ("id = '1'; DROP TABLE batch", "exactly one expression", 8),
+        ("DROP TABLE batch", "is not allowed in a SQL filter", None),
+        ("COPY batch TO 'x.csv'", "is not allowed in a SQL filter", None),
+        ("ATTACH 'x.db'", "is not allowed in a SQL filter", None),
+        ("id = (1", "invalid SQL expression", None),
+        ("text + 1 > 2", "invalid SQL filter", 0),
+        ("score(attributes.x, 2) > 1", "takes one argument", None),
+    ],
+)
+def test_rejected(expression, message, position):
+    with pytest.raises(CompileError) as caught:
+        kept(include=["id IS NOT NULL", expression], syntax="sql")
+    assert message in str(caught.value)
+    assert caught.value.path == "streams[0].filter.include[1]"
+    if position is not None:
+        assert caught.value.position == position

@@ -1,0 +1,20 @@
+"""The README's main job: ``dolma-sql demo`` from the installed console script."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+from mixhelpers import read_outputs
+
+
+def test_demo_mixes_the_bundled_sample(tmp_path):
+    executable = shutil.which("dolma-sql")
+    assert executable, "the dolma-sql console script is not installed (pip install .)"
+    result = subprocess.run([executable, "demo", str(tmp_path / "demo")], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    documents = read_outputs(str(tmp_path / "demo" / "output" / "mixed"))
+    assert 0 < len(documents) < 400
+    assert all("attributes" not in doc for doc in documents)
+    assert "documents kept" in result.stdout and "SELECT" in result.stdout
+    assert str(len(documents)) in result.stdout

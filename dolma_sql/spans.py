@@ -64,8 +64,9 @@ def apply_spans(texts: pa.Array, edits: SpanEdits) -> pa.LargeStringArray:
 
     offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64)[: len(texts) + 1]
     data = np.frombuffer(texts.buffers()[2], dtype=np.uint8) if texts.buffers()[2] is not None else np.zeros(0, np.uint8)
-    start_byte = _char_to_byte(data, offsets, row, start)
-    end_byte = _char_to_byte(data, offsets, row, end)
+    leads = _lead_bytes(data[: offsets[-1]])
+    start_byte = _char_to_byte(leads, offsets, row, start)
+    end_byte = _char_to_byte(leads, offsets, row, end)
 
     literal_bytes, piece_offsets = _literal_table(edits.templates)
     source = np.concatenate([data[: offsets[-1]], literal_bytes])
@@ -142,16 +143,20 @@ def _resolve(edits: SpanEdits, char_lengths: np.ndarray):
     return row[keep], start[keep], end[keep], template[keep]
 
 
-def _char_to_byte(data: np.ndarray, offsets: np.ndarray, row: np.ndarray, char: np.ndarray) -> np.ndarray:
+def _lead_bytes(data: np.ndarray) -> np.ndarray | None:
+    """Positions of the UTF-8 lead bytes (code point starts), or None when the data is ASCII."""
+    if not (data >= 0x80).any():
+        return None
+    return np.flatnonzero((data & 0xC0) != 0x80)
+
+
+def _char_to_byte(leads: np.ndarray | None, offsets: np.ndarray, row: np.ndarray, char: np.ndarray) -> np.ndarray:
     """Byte offset of code point ``char`` in text ``row`` (``char`` may equal the text's length)."""
     text_start = offsets[row]
     text_end = offsets[row + 1]
-    ascii_guess = text_start + char
-    if not (data[: offsets[-1]] >= 0x80).any():
-        return ascii_guess
-    leads = np.flatnonzero((data[: offsets[-1]] & 0xC0) != 0x80)
-    first_lead = np.searchsorted(leads, text_start)
-    position = first_lead + char
+    if leads is None:
+        return text_start + char
+    position = np.searchsorted(leads, text_start) + char
     at_end = position >= np.searchsorted(leads, text_end)
     return np.where(at_end, text_end, leads[np.minimum(position, len(leads) - 1)])
 

@@ -191,7 +191,7 @@ def _locate_bad_line(path: str) -> InputError | None:
                     f"not an attribute line of span lists: {error}",
                     path=path,
                     line=batch.first_line + offset,
-                    hint="stat reads attribute files whose values are lists of [start, end, score]; "
+                    hint="stat reads attribute files whose values are lists of (start, end, score) spans; "
                     "leave out attribute sets with other values (narrow the --attributes globs)",
                 )
     return None

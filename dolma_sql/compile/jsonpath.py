@@ -369,9 +369,13 @@ class One:
 
 @dataclass(frozen=True)
 class Many:
-    """Any number of nodes, as a DuckDB ``JSON[]`` without NULLs."""
+    """Any number of nodes, as a DuckDB ``JSON[]`` without NULLs.
+
+    ``exists``, when given, says more cheaply whether there is at least one node.
+    """
 
     items: exp.Expression
+    exists: exp.Expression | None = None
 
 
 @dataclass
@@ -391,6 +395,8 @@ class JsonPathCompiler:
         nodes = self._nodes(self._tree, One(None))
         if isinstance(nodes, One):
             return nodes.exists(self.doc)
+        if nodes.exists is not None:
+            return nodes.exists
         return exp.GT(this=J.length(nodes.items), expression=J.lit(0))
 
     def select(self) -> exp.Expression:
@@ -444,18 +450,24 @@ class JsonPathCompiler:
             return One(None, node.path, test if node.condition is None else J.and_(node.condition, test))
         value = node.value(self.doc)
         name = J.new_lambda_name()
-        on_object = J.case((self._condition(condition, node), J.array(value)), default=J.empty_json_list())
+        object_test = self._condition(condition, node)
         on_array = J.list_filter(
             J.fn("json_extract", value, J.lit("$[*]")), name, self._condition(condition, One(J.var(name)))
         )
         kind = node.type(self.doc)
-        return Many(
-            J.case(
-                (exp.EQ(this=kind, expression=J.lit("OBJECT")), on_object),
-                (exp.EQ(this=kind, expression=J.lit("ARRAY")), on_array),
-                default=J.empty_json_list(),
-            )
+        is_object = exp.EQ(this=kind, expression=J.lit("OBJECT"))
+        is_array = exp.EQ(this=kind, expression=J.lit("ARRAY"))
+        items = J.case(
+            (is_object, J.case((object_test, J.array(value)), default=J.empty_json_list())),
+            (is_array, on_array),
+            default=J.empty_json_list(),
         )
+        exists = J.case(
+            (is_object, object_test),
+            (is_array, exp.GT(this=J.length(on_array), expression=J.lit(0))),
+            default=exp.false(),
+        )
+        return Many(items, J.coalesce(exists, exp.false()))
 
     # -- conditions ------------------------------------------------------------------------
     def _condition(self, condition: Condition, at: One) -> exp.Expression:
@@ -515,7 +527,10 @@ class JsonPathCompiler:
     def _equal(self, left, right, at: One) -> exp.Expression:
         if isinstance(left, Literal) and not isinstance(right, Literal):
             left, right = right, left
-        if isinstance(right, Literal) and not isinstance(right.value, (tuple, bool)) and right.value is not None:
+        if isinstance(right, Literal) and (isinstance(right.value, bool) or right.value is None):
+            text = J.lit({True: "true", False: "false", None: "null"}[right.value])
+            return exp.EQ(this=J.json_text(self._json(left, at)), expression=text)
+        if isinstance(right, Literal) and not isinstance(right.value, tuple):
             value = self._json(left, at)
             if isinstance(right.value, str):
                 return J.and_(J.is_type(value, "VARCHAR"), exp.EQ(this=J.as_string(value), expression=J.lit(right.value)))

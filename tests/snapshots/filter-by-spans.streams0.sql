@@ -1,0 +1,73 @@
+SELECT
+  row,
+  keep
+FROM (
+  SELECT
+    row,
+    doc_values,
+    attr_0_values,
+    key_0,
+    key_1,
+    key_0_values,
+    key_1_values,
+    CASE
+      WHEN NOT (
+        CASE
+          WHEN COALESCE(
+            (
+              CASE
+                WHEN JSON_TYPE(key_0_values[1]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                THEN TRY_CAST(key_0_values[1] AS DOUBLE)
+              END < 0.5
+            ),
+            FALSE
+          )
+          THEN TRUE
+          ELSE FALSE
+        END
+      )
+      THEN FALSE
+      WHEN (
+        NOT key_1 IS NULL
+      )
+      AND (
+        NOT key_1_values[1] IS NULL
+      )
+      AND (
+        COALESCE(
+          (
+            0.5 < CASE
+              WHEN JSON_TYPE(key_1_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+              THEN TRY_CAST(key_1_values[2] AS DOUBLE)
+            END
+          ),
+          FALSE
+        )
+      )
+      THEN FALSE
+      ELSE TRUE
+    END AS keep
+  FROM (
+    SELECT
+      row,
+      doc_values,
+      attr_0_values,
+      COALESCE(attr_0_values[1], doc_values[1]) AS key_0,
+      COALESCE(attr_0_values[2], doc_values[2]) AS key_1,
+      JSON_EXTRACT(COALESCE(attr_0_values[1], doc_values[1]), ['$[0][2]']) AS key_0_values,
+      JSON_EXTRACT(COALESCE(attr_0_values[2], doc_values[2]), ['$[0]', '$[0][2]']) AS key_1_values
+    FROM (
+      SELECT
+        row,
+        JSON_EXTRACT(
+          doc,
+          ['$."attributes"."sample__random_number_v1__random"', '$."attributes"."dummy"']
+        ) AS doc_values,
+        JSON_EXTRACT(
+          attr_0,
+          ['$."attributes"."sample__random_number_v1__random"', '$."attributes"."dummy"']
+        ) AS attr_0_values
+      FROM batch
+    ) AS extracted
+  ) AS merged
+) AS decided

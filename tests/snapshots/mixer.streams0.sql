@@ -1,0 +1,129 @@
+SELECT
+  row,
+  keep
+FROM (
+  SELECT
+    row,
+    doc_values,
+    doc_types,
+    attr_0_values,
+    attr_1_values,
+    key_0,
+    key_1,
+    key_0_values,
+    CASE
+      WHEN NOT (
+        CASE
+          WHEN COALESCE(
+            CASE
+              WHEN doc_types[1] = 'OBJECT'
+              THEN COALESCE(
+                (
+                  CASE
+                    WHEN JSON_TYPE(doc_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                    THEN TRY_CAST(doc_values[2] AS DOUBLE)
+                  END < 10000.0
+                ),
+                FALSE
+              )
+              WHEN doc_types[1] = 'ARRAY'
+              THEN LEN(
+                LIST_FILTER(
+                  JSON_EXTRACT(doc_values[1], '$[*]'),
+                  LAMBDA _v0 : COALESCE(
+                    (
+                      CASE
+                        WHEN JSON_TYPE(JSON_EXTRACT(_v0, '$."length"')) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                        THEN TRY_CAST(JSON_EXTRACT(_v0, '$."length"') AS DOUBLE)
+                      END < 10000.0
+                    ),
+                    FALSE
+                  )
+                )
+              ) > 0
+              ELSE FALSE
+            END,
+            FALSE
+          )
+          THEN TRUE
+          ELSE FALSE
+        END
+      )
+      THEN FALSE
+      WHEN COALESCE(
+        CASE
+          WHEN doc_types[1] = 'OBJECT'
+          THEN COALESCE(
+            (
+              CASE
+                WHEN JSON_TYPE(doc_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                THEN TRY_CAST(doc_values[2] AS DOUBLE)
+              END < 500.0
+            ),
+            FALSE
+          )
+          WHEN doc_types[1] = 'ARRAY'
+          THEN LEN(
+            LIST_FILTER(
+              JSON_EXTRACT(doc_values[1], '$[*]'),
+              LAMBDA _v1 : COALESCE(
+                (
+                  CASE
+                    WHEN JSON_TYPE(JSON_EXTRACT(_v1, '$."length"')) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                    THEN TRY_CAST(JSON_EXTRACT(_v1, '$."length"') AS DOUBLE)
+                  END < 500.0
+                ),
+                FALSE
+              )
+            )
+          ) > 0
+          ELSE FALSE
+        END,
+        FALSE
+      )
+      THEN FALSE
+      WHEN COALESCE((
+        CAST(key_0_values[1] AS TEXT) = 'true'
+      ), FALSE)
+      THEN FALSE
+      WHEN COALESCE(
+        (
+          0.8 < CASE
+            WHEN JSON_TYPE(key_1) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+            THEN TRY_CAST(key_1 AS DOUBLE)
+          END
+        ),
+        FALSE
+      )
+      THEN FALSE
+      ELSE TRUE
+    END AS keep
+  FROM (
+    SELECT
+      row,
+      doc_values,
+      doc_types,
+      attr_0_values,
+      attr_1_values,
+      COALESCE(attr_1_values[1], attr_0_values[1], doc_values[3]) AS key_0,
+      COALESCE(attr_1_values[2], attr_0_values[2], doc_values[4]) AS key_1,
+      JSON_EXTRACT(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[3]), ['$."too_much_pii"']) AS key_0_values
+    FROM (
+      SELECT
+        row,
+        JSON_EXTRACT(
+          doc,
+          [
+            '$."metadata"',
+            '$."metadata"."length"',
+            '$."attributes"."pii"',
+            '$."attributes"."toxicity"'
+          ]
+        ) AS doc_values,
+        JSON_TYPE(doc, ['$."metadata"']) AS doc_types,
+        JSON_EXTRACT(attr_0, ['$."attributes"."pii"', '$."attributes"."toxicity"']) AS attr_0_values,
+        JSON_EXTRACT(attr_1, ['$."attributes"."pii"', '$."attributes"."toxicity"']) AS attr_1_values
+      FROM batch
+    ) AS extracted
+  ) AS merged
+) AS decided

@@ -435,10 +435,24 @@ def _number_json(number: exp.Expression) -> exp.Expression:
 
 
 def _is_simple(expression: exp.Expression) -> bool:
-    """Cheap to repeat: a column, a literal, or an element of a pre-extracted list."""
+    """Cheap to repeat: a column, a constant, an element of a pre-extracted list, or COALESCE/CAST of those."""
     if isinstance(expression, exp.Bracket):
         return isinstance(expression.this, exp.Column)
+    if isinstance(expression, exp.Cast):
+        return _is_simple(expression.this)
+    if isinstance(expression, exp.Coalesce):
+        return all(_is_simple(e) for e in [expression.this, *expression.expressions])
     return isinstance(expression, (exp.Column, exp.Literal, exp.Boolean, exp.Null))
+
+
+def _constant_text(value: "Single") -> str | None:
+    """The JSON text of a constant null/true/false operand (compared by text, no lambda needed)."""
+    if isinstance(value, Bool) and isinstance(value.expr, exp.Boolean):
+        return "true" if value.expr.this else "false"
+    if isinstance(value, Val) and isinstance(value.expr, exp.Cast) and isinstance(value.expr.this, exp.Literal):
+        text = value.expr.this.this
+        return text if text in ("null", "true", "false") else None
+    return None
 
 
 def dolma_truthy(value: exp.Expression) -> exp.Expression:
@@ -591,7 +605,14 @@ class JqCompiler:
                 bindings.append((name, value.expr))
         result = body(*bound)
         for name, source in reversed(bindings):
-            result = type(result)(J.index(J.list_transform(J.array(source), name, result.expr), 0))
+            uses = [c for c in result.expr.find_all(exp.Column) if c.name == name and not c.table]
+            if len(uses) == 1:  # used once: substitute instead of binding
+                if uses[0] is result.expr:
+                    result = type(result)(source)
+                else:
+                    uses[0].replace(source)
+            else:
+                result = type(result)(J.index(J.list_transform(J.array(source), name, result.expr), 0))
         return result
 
     # -- compilation -----------------------------------------------------------------------
@@ -628,7 +649,7 @@ class JqCompiler:
         left = self.single(self.compile(node.left, dot), node, f"`{node.op}`")
         right = self.single(self.compile(node.right, dot), node, f"`{node.op}`")
         if node.op in ("and", "or"):
-            return self.let([Bool(self.truthy(left)), Bool(self.truthy(right))], lambda a, b: self.logical(node.op, a, b))
+            return self.let([Bool(self.truthy(left))], lambda a: self.logical(node.op, a, Bool(self.truthy(right))))
         if node.op in _COMPARISONS:
             return self.let([left, right], lambda a, b: self.compare(node.op, a, b))
         return self.let([left, right], lambda a, b: self.arithmetic(node.op, a, b))
@@ -739,6 +760,10 @@ class JqCompiler:
         )
 
     def _equal(self, left: Single, right: Single) -> exp.Expression:
+        if _constant_text(left) is not None:
+            left, right = right, left
+        if _constant_text(right) is not None:
+            return exp.EQ(this=J.json_text(self.json(left)), expression=J.lit(_constant_text(right)))
         if isinstance(left, (Num, Text)) and not isinstance(right, (Num, Text)):
             left, right = right, left
         if type(left) is type(right) and isinstance(left, (Num, Text, Bool)):

@@ -127,7 +127,7 @@ _MID_NUM = r",;\x{37E}\x{589}\x{60C}\x{60D}\x{66C}\x{7F8}\x{2044}\x{FE10}\x{FE14
 WORD_PATTERN = (
     rf"(?:{_LETTER}(?:[{_MID_LETTER}{_MID_NUM_LETTER}]{_LETTER})*|{_DIGIT}(?:[{_MID_NUM}{_MID_NUM_LETTER}]{_DIGIT})*|{_CONNECTOR})+"
     rf"|(?:{_KATAKANA}|{_CONNECTOR})+"
-    rf"|\S{_EXTEND}*(?:\x{{200D}}\p{{Extended_Pictographic}}{_EXTEND}*)*"
+    rf"|\S(?:\x{{200D}}\p{{Extended_Pictographic}}|{_EXTEND})*"
 )
 """Non-whitespace Unicode word segments (UAX #29, as Rust's ``split_word_bounds`` minus whitespace tokens),
 as one Rust-regex pattern so polars tokenizes a whole column at once. Letters and digits join across
@@ -199,7 +199,7 @@ class Fingerprinter:
 # ---------------------------------------------------------------------------------------------- plan
 KIND_WHOLE, KIND_NGRAMS, KIND_FALLBACK, KIND_SILENT = 0, 1, 2, 3
 """Units: a whole key (document or paragraph); a paragraph scored by n-gram overlap; a short paragraph
-hashed whole and scored 1.0/0.0; a short paragraph whose n-gram is inserted but never reported."""
+hashed whole and scored 1.0/0.0; a paragraph without any n-gram under ``skip_short_paragraphs`` (never reported)."""
 
 
 @dataclass(frozen=True)
@@ -614,9 +614,9 @@ def _ngram_keys(paragraphs: pa.Array, settings: Settings, fingerprinter: Fingerp
     token_start = np.cumsum(token_counts) - token_counts
     window_fingerprint = fingerprinter.windows(token_hashes, token_start[paragraph_of_window] + offset_in_paragraph, length)
     inside = _in_partition(window_fingerprint, settings)
-    short = count < 2
-    fallback = short & (not settings.skip_short_paragraphs)
-    kind = np.where(short, np.where(fallback, KIND_FALLBACK, KIND_SILENT), KIND_NGRAMS).astype(np.int8)
+    fallback = (count < 2) & (not settings.skip_short_paragraphs)
+    # with skip_short_paragraphs dolma still scores a one-window paragraph (0/1 or 1/1); zero windows give NaN: never reported
+    kind = np.where(fallback, KIND_FALLBACK, np.where(count == 0, KIND_SILENT, KIND_NGRAMS)).astype(np.int8)
     # interleave: per paragraph, its in-partition windows, then its whole key (fallback only)
     kept_windows = np.flatnonzero(inside)
     per_paragraph = np.bincount(paragraph_of_window[kept_windows], minlength=len(count)) + fallback

@@ -868,7 +868,7 @@ def _run_exact(config: DeduperConfig, settings: Settings, jobs: list[FileJob], w
         prefix = os.path.join(work, f"{index:06d}")
         count = pq.read_metadata(f"{prefix}.keys.parquet").num_rows
         duplicate = np.zeros(count, dtype=bool)
-        ordinals = connection.execute("SELECT ord FROM duplicates WHERE file = ? ORDER BY ord", [index]).to_arrow_table()
+        ordinals = connection.sql("SELECT ord FROM duplicates WHERE file = $1 ORDER BY ord", params=[index]).to_arrow_table()
         duplicate[ordinals.column("ord").to_numpy()] = True
         write_attributes(job, prefix, duplicate, settings, stats)
     connection.close()

@@ -1,0 +1,120 @@
+"""Exact mode (``--exact``) against a brute-force Python reference: exact sets, file then line order."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import polars as pl
+import pytest
+
+from conftest import SHARED
+from dedupe_helpers import read_attributes, run
+from dolma_sql.dedupe import WORD_PATTERN
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("exact-corpus") / "gen"
+    subprocess.run([sys.executable, str(SHARED / "bench" / "gencorpus.py"), str(root), "--docs", "400", "--files", "3", "--seed", "3"],
+                   check=True, capture_output=True)
+    return root
+
+
+def documents(corpus: Path) -> list[tuple[str, int, dict]]:
+    rows = []
+    for path in sorted((corpus / "documents").glob("*.jsonl.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            rows.extend((str(path), line, json.loads(text)) for line, text in enumerate(handle, start=1))
+    return rows
+
+
+def paragraphs_with_offsets(text: str) -> list[tuple[str, int, int]]:
+    """Code-point spans: a paragraph's span covers its "\\n" unless that "\\n" ends the text."""
+    offset, result = 0, []
+    for paragraph in text.split("\n"):
+        start = offset
+        offset += len(paragraph)
+        if offset + 1 < len(text):
+            offset += 1
+        result.append((paragraph, start, offset))
+    return result
+
+
+def reference(docs, *, mode: str, ngram: int = 0, stride: int = 0, threshold: float = 1.0) -> list[list | None]:
+    seen: dict = {}
+    output = []
+    all_paragraphs = [p for _, _, d in docs for p, _, _ in paragraphs_with_offsets(d["text"])]
+    tokens = iter(pl.Series(all_paragraphs, dtype=pl.String).str.extract_all(WORD_PATTERN).to_list())
+    for path, line, document in docs:
+        if mode == "url":
+            url = document["metadata"]["url"]
+            output.append([[0, len(url), 1]] if url in seen else None)
+            seen.setdefault(url, (path, line, document["id"]))
+            continue
+        spans = []
+        for paragraph, start, end in paragraphs_with_offsets(document["text"]):
+            words = next(tokens)
+            if not document["text"]:
+                continue
+            if ngram == 0:
+                if paragraph in seen:
+                    spans.append([start, end, 1])
+                seen.setdefault(paragraph, True)
+                continue
+            starts = [s for s in range(len(words) - ngram + 1) if s in (0, 1) or stride <= 1 or (s - 1) % stride == 0]
+            duplicates = 0
+            for s in starts:
+                key = tuple(words[s : s + ngram])
+                duplicates += key in seen
+                seen.setdefault(key, True)
+            if len(starts) < 2:
+                score = 1.0 if (paragraph,) in seen else 0.0
+                seen.setdefault((paragraph,), True)
+            else:
+                score = float(np.float32(duplicates) / np.float32(len(starts)))
+            if score >= threshold:
+                spans.append([start, end, score])
+        output.append(spans if document["text"] else None)
+    return output
+
+
+def ours(corpus: Path, name: str, mode: list[str]) -> list[list | None]:
+    run(["--documents", str(corpus / "documents" / "*.jsonl.gz"), "--dedupe.name", name, *mode, "--dedupe.mode", "exact", "--processes", "2"])
+    rows = [row for _, file_rows in sorted(read_attributes(corpus, name).items()) for row in file_rows]
+    return [row["attributes"].get("dup") for row in rows]
+
+
+def test_exact_url_dedupe_and_lineage(corpus: Path) -> None:
+    docs = documents(corpus)
+    got = ours(corpus, "url", ["--dedupe.documents.attribute_name", "dup", "--dedupe.documents.key", "$.metadata.url"])
+    assert got == reference(docs, mode="url")
+    assert sum(x is not None for x in got) > 5
+    first: dict = {}
+    expected = []
+    for path, line, document in docs:
+        url = document["metadata"]["url"]
+        if url in first:
+            expected.append((document["id"], path, line, *first[url]))
+        first.setdefault(url, (document["id"], path, line))
+    lineage = duckdb.sql(f"SELECT * FROM '{corpus}/attributes/url/lineage.parquet'").fetchall()
+    assert [tuple(row) for row in lineage] == [(a, b, c, d, e, f) for a, b, c, d, e, f in expected]
+
+
+def test_exact_paragraph_dedupe(corpus: Path) -> None:
+    got = ours(corpus, "para", ["--dedupe.paragraphs.attribute_name", "dup"])
+    assert got == reference(documents(corpus), mode="para")
+    assert sum(len(x or []) for x in got) > 100
+
+
+def test_exact_ngram_dedupe(corpus: Path) -> None:
+    mode = ["--dedupe.paragraphs.attribute_name", "dup", "--dedupe.paragraphs.by_ngram.ngram_length", "5",
+            "--dedupe.paragraphs.by_ngram.stride", "2", "--dedupe.paragraphs.by_ngram.overlap_threshold", "0.25"]
+    got = ours(corpus, "ngram", mode)
+    assert got == reference(documents(corpus), mode="para", ngram=5, stride=2, threshold=0.25)
+    assert sum(len(x or []) for x in got) > 50

@@ -5,9 +5,6 @@ from __future__ import annotations
 from typing import Optional
 
 import typer
-from rich.console import Console
-
-from dolma_sql.query import execute, export, print_table
 
 
 def split_names(values: list[str] | None) -> list[str] | None:
@@ -33,6 +30,9 @@ def register(app: typer.Typer) -> None:
         processes: Optional[int] = typer.Option(None, "--processes", help="DuckDB threads (default: all cores)."),
     ) -> None:
         """Query documents and attributes with SQL, without copying them."""
+        from rich.console import Console
+
+        from dolma_sql.query import execute, export, print_table
         from dolma_sql.views import open_views
 
         connection, corpus = open_views(documents, split_names(attributes), database=database, threads=processes)

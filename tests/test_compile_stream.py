@@ -139,3 +139,12 @@ def test_span_error_path():
                        n_attribute_sets=0, config_path="streams[0]")
     assert caught.value.path == "streams[0].span_replacement[1].span"
     assert "\n    $..b\n     ^" in str(caught.value)
+
+
+@pytest.mark.parametrize("key", ['we ird.key', 'quo"te', "back\\slash", "brack]et", "it's", "ünï"])
+def test_keys_are_quoted_safely(key):
+    doc = {"id": "1", "text": "x", "attributes": {key: [[0, 1, 0.9]]}}
+    quoted = key.replace("\\", "\\\\").replace("'", "\\'")
+    assert select(f"$.attributes['{quoted}']", doc=doc, attrs=()) == [[0, 1, 0.9]]
+    attrs = ({"id": "1", "attributes": {key: [[0, 1, 0.5]]}},)
+    assert select(f".attributes[{json.dumps(key)}][0][2]", doc=doc, attrs=attrs, syntax="jq") == 0.5

@@ -93,6 +93,9 @@ class SqlPredicateCompiler:
         """Where ``node`` starts in the text: its own token, a function's name, or its leftmost token."""
         if node.meta.get("start") is not None:
             return node.meta["start"]
+        if isinstance(node, (exp.Select, exp.Subquery, exp.Exists, exp.Union)):
+            found = self.text.lower().find("select")
+            return found if found >= 0 else None
         if isinstance(node, exp.Func):
             found = self.text.lower().find(node.sql_name().lower())
             return found if found >= 0 else None

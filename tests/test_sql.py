@@ -279,3 +279,29 @@ def test_database_file_keeps_the_views_for_any_duckdb_client(corpus, tmp_path):
     again = cli(["sql", "--database", str(database), "SELECT count(*) AS n FROM documents", "--format", "csv"])
     assert again.returncode == 0 and again.stdout.split() == ["n", "300"]
     assert os.path.getsize(database) < 5_000_000  # views, not a copy of the corpus
+
+
+def test_taggers_are_sql_functions(conformance):
+    provided = conformance / "tests/data/provided"
+    query = (
+        "SELECT count(*) FILTER ((char_length_v1(text)->>'$.length[0][2]')::DOUBLE = length(text)) AS lengths_match, "
+        "count(*) FILTER ((gopher_v1(text)->>'$.word_count[0][2]')::DOUBLE > 0) AS with_words, count(*) AS documents FROM documents"
+    )
+    result = cli(["sql", "-d", "documents/*.gz", "--format", "json", query], cwd=provided)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"lengths_match": 10, "with_words": 10, "documents": 10}
+
+
+def test_zstd_compressed_corpus(conformance, tmp_path):
+    import zstandard
+
+    provided = conformance / "tests/data/provided"
+    for source, target in (("documents/000.json.gz", "documents/000.jsonl.zst"), ("attributes/sample/000.json.gz", "attributes/sample/000.jsonl.zst")):
+        (tmp_path / target).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / target).write_bytes(zstandard.ZstdCompressor().compress(gzip.decompress((provided / source).read_bytes())))
+    connection = connection_for(str(tmp_path / "documents/*.zst"))
+    rows = records(connection, "SELECT a.id, a.row, s.score FROM attributes a JOIN spans s USING (file, row) ORDER BY a.row")
+    expected = read_jsonl(provided / "attributes/sample/000.json.gz")
+    assert [(r["id"], r["row"], r["score"]) for r in rows] == [
+        (doc["id"], line, doc["attributes"]["sample__random_number_v1__random"][0][2]) for line, doc in enumerate(expected, start=1)
+    ]

@@ -605,12 +605,13 @@ class JqCompiler:
                 bindings.append((name, value.expr))
         result = body(*bound)
         for name, source in reversed(bindings):
-            uses = [c for c in result.expr.find_all(exp.Column) if c.name == name and not c.table]
-            if len(uses) == 1:  # used once: substitute instead of binding
-                if uses[0] is result.expr:
-                    result = type(result)(source)
-                else:
-                    uses[0].replace(source)
+            expression = result.expr.copy()  # unshared, so replace() edits exactly one place
+            uses = [c for c in expression.find_all(exp.Column) if c.name == name and not c.table]
+            if len(uses) == 1 and uses[0] is expression:
+                result = type(result)(source)
+            elif len(uses) == 1:  # used once: substitute instead of binding
+                uses[0].replace(source)
+                result = type(result)(expression)
             else:
                 result = type(result)(J.index(J.list_transform(J.array(source), name, result.expr), 0))
         return result

@@ -217,7 +217,8 @@ def parenthesize(tree: exp.Expression) -> exp.Expression:
     """Wrap NOT/AND/OR operands of comparisons in parentheses.
 
     sqlglot prints ``IS(NOT(x), NULL)`` as ``NOT x IS NULL``, which DuckDB reads as
-    ``NOT (x IS NULL)``; built trees must say what they mean.
+    ``NOT (x IS NULL)``; built trees must say what they mean. ``tree`` must not share nodes
+    (pass a ``copy()``), since this edits through parent links.
     """
     loose = [
         node

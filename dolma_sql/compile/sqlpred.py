@@ -165,7 +165,7 @@ class SqlPredicateCompiler:
         doc = Document(self.doc.n_attribute_sets)
         predicate = self._bind(self.tree.copy(), doc)
         query = exp.select(exp.alias_(J.coalesce(J.paren(predicate), exp.false()), "keep")).from_(doc.relation().subquery("x"))
-        query = J.parenthesize(query)
+        query = J.parenthesize(query.copy())
         schema = pa.schema([("row", pa.int64())] + [(source, pa.string()) for source in doc.sources])
         connection = duckdb.connect()
         try:

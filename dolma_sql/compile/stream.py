@@ -120,7 +120,7 @@ def compile_stream(
 
     middle = exp.select("row", *doc.columns(), exp.alias_(keep, "keep"), *rules).from_(doc.relation().subquery("merged"))
     outer = exp.select("row", "keep", *outputs, *[r.alias for r in rules]).from_(middle.subquery("decided"))
-    outer = J.parenthesize(outer)
+    outer = J.parenthesize(outer.copy())  # copy() unshares nodes that the builders reuse
     return StreamQuery(
         sql=outer.sql(dialect="duckdb", pretty=True),
         expression=outer,

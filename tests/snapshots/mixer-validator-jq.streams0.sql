@@ -50,162 +50,86 @@ FROM (
                   [
                     LIST_TRANSFORM(
                       [
-                        LIST_TRANSFORM(
-                          [
-                            LIST_TRANSFORM(
-                              [COALESCE(key_0_types[1], 'NULL')],
-                              LAMBDA _v0 : CASE
-                                WHEN _v0 = 'NULL'
-                                THEN 'null'
-                                WHEN _v0 = 'BOOLEAN'
-                                THEN 'boolean'
-                                WHEN _v0 = 'VARCHAR'
-                                THEN 'string'
-                                WHEN _v0 = 'ARRAY'
-                                THEN 'array'
-                                WHEN _v0 = 'OBJECT'
-                                THEN 'object'
-                                WHEN _v0 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                THEN 'number'
-                              END
-                            )[1]
-                          ],
-                          LAMBDA _v1 : _v1 = 'array'
-                        )[1]
+                        CASE
+                          WHEN COALESCE(key_0_types[1], 'NULL') = 'NULL'
+                          THEN 'null'
+                          WHEN COALESCE(key_0_types[1], 'NULL') = 'BOOLEAN'
+                          THEN 'boolean'
+                          WHEN COALESCE(key_0_types[1], 'NULL') = 'VARCHAR'
+                          THEN 'string'
+                          WHEN COALESCE(key_0_types[1], 'NULL') = 'ARRAY'
+                          THEN 'array'
+                          WHEN COALESCE(key_0_types[1], 'NULL') = 'OBJECT'
+                          THEN 'object'
+                          WHEN COALESCE(key_0_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN 'number'
+                        END = 'array'
                       ],
-                      LAMBDA _v5 : LIST_TRANSFORM(
-                        [
-                          LIST_TRANSFORM(
-                            [
-                              LIST_TRANSFORM(
-                                [COALESCE(key_0, CAST('null' AS JSON))],
-                                LAMBDA _v2 : LIST_TRANSFORM(
-                                  [COALESCE(key_0_types[1], 'NULL')],
-                                  LAMBDA _v3 : CAST(CASE
-                                    WHEN _v3 IN ('NULL')
-                                    THEN 0
-                                    WHEN _v3 IN ('ARRAY')
-                                    THEN JSON_ARRAY_LENGTH(_v2)
-                                    WHEN _v3 IN ('OBJECT')
-                                    THEN LEN(JSON_KEYS(_v2))
-                                    WHEN _v3 IN ('VARCHAR')
-                                    THEN LENGTH(JSON_EXTRACT_STRING(_v2, '$'))
-                                    WHEN _v3 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                    THEN ABS(TRY_CAST(_v2 AS DOUBLE))
-                                  END AS DOUBLE)
-                                )[1]
-                              )[1]
-                            ],
-                            LAMBDA _v4 : 0.0 < _v4
-                          )[1]
-                        ],
-                        LAMBDA _v6 : CASE WHEN _v5 IS NULL THEN NULL WHEN NOT _v5 THEN FALSE ELSE _v6 END
-                      )[1]
+                      LAMBDA _v2 : CASE
+                        WHEN _v2 IS NULL
+                        THEN NULL
+                        WHEN NOT _v2
+                        THEN FALSE
+                        ELSE 0.0 < CAST(CASE
+                          WHEN COALESCE(key_0_types[1], 'NULL') IN ('NULL')
+                          THEN 0
+                          WHEN COALESCE(key_0_types[1], 'NULL') IN ('ARRAY')
+                          THEN JSON_ARRAY_LENGTH(COALESCE(key_0, CAST('null' AS JSON)))
+                          WHEN COALESCE(key_0_types[1], 'NULL') IN ('OBJECT')
+                          THEN LEN(JSON_KEYS(COALESCE(key_0, CAST('null' AS JSON))))
+                          WHEN COALESCE(key_0_types[1], 'NULL') IN ('VARCHAR')
+                          THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_0, CAST('null' AS JSON)), '$'))
+                          WHEN COALESCE(key_0_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN ABS(TRY_CAST(COALESCE(key_0, CAST('null' AS JSON)) AS DOUBLE))
+                        END AS DOUBLE)
+                      END
                     )[1]
                   ],
-                  LAMBDA _v9 : LIST_TRANSFORM(
-                    [
-                      LIST_TRANSFORM(
-                        [
-                          CASE
-                            WHEN COALESCE((
-                              NOT key_0_types[1] IN ('ARRAY', 'NULL')
-                            ), FALSE)
-                            THEN CAST(NULL AS JSON)
-                            ELSE COALESCE(key_0_values[1], CAST('null' AS JSON))
-                          END
-                        ],
-                        LAMBDA _v7 : LIST_TRANSFORM(
-                          [CAST('null' AS JSON)],
-                          LAMBDA _v8 : NOT (
-                            CASE
-                              WHEN _v7 IS NULL
-                              THEN NULL
-                              ELSE CASE
-                                WHEN _v8 IS NULL
-                                THEN NULL
-                                ELSE COALESCE(
-                                  (
-                                    CASE
-                                      WHEN (
-                                        JSON_TYPE(_v7) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      AND (
-                                        JSON_TYPE(_v8) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      THEN TRY_CAST(_v7 AS DOUBLE) = TRY_CAST(_v8 AS DOUBLE)
-                                      ELSE CAST(_v7 AS TEXT) = CAST(_v8 AS TEXT)
-                                    END
-                                  ),
-                                  FALSE
-                                )
-                              END
-                            END
-                          )
-                        )[1]
-                      )[1]
-                    ],
-                    LAMBDA _v10 : CASE WHEN _v9 IS NULL THEN NULL WHEN NOT _v9 THEN FALSE ELSE _v10 END
-                  )[1]
+                  LAMBDA _v4 : CASE
+                    WHEN _v4 IS NULL
+                    THEN NULL
+                    WHEN NOT _v4
+                    THEN FALSE
+                    ELSE NOT (
+                      CAST(CASE
+                        WHEN COALESCE((
+                          NOT key_0_types[1] IN ('ARRAY', 'NULL')
+                        ), FALSE)
+                        THEN CAST(NULL AS JSON)
+                        ELSE COALESCE(key_0_values[1], CAST('null' AS JSON))
+                      END AS TEXT) = 'null'
+                    )
+                  END
                 )[1]
               ],
-              LAMBDA _v13 : LIST_TRANSFORM(
-                [
-                  LIST_TRANSFORM(
-                    [
-                      CASE
-                        WHEN (
-                          COALESCE((
-                            NOT key_0_types[1] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        OR (
-                          COALESCE((
-                            NOT key_0_types[2] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_0_values[2], CAST('null' AS JSON))
-                      END
-                    ],
-                    LAMBDA _v11 : LIST_TRANSFORM(
-                      [CAST('null' AS JSON)],
-                      LAMBDA _v12 : NOT (
-                        CASE
-                          WHEN _v11 IS NULL
-                          THEN NULL
-                          ELSE CASE
-                            WHEN _v12 IS NULL
-                            THEN NULL
-                            ELSE COALESCE(
-                              (
-                                CASE
-                                  WHEN (
-                                    JSON_TYPE(_v11) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  AND (
-                                    JSON_TYPE(_v12) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  THEN TRY_CAST(_v11 AS DOUBLE) = TRY_CAST(_v12 AS DOUBLE)
-                                  ELSE CAST(_v11 AS TEXT) = CAST(_v12 AS TEXT)
-                                END
-                              ),
-                              FALSE
-                            )
-                          END
-                        END
-                      )
-                    )[1]
-                  )[1]
-                ],
-                LAMBDA _v14 : CASE WHEN _v13 IS NULL THEN NULL WHEN NOT _v13 THEN FALSE ELSE _v14 END
-              )[1]
+              LAMBDA _v6 : CASE
+                WHEN _v6 IS NULL
+                THEN NULL
+                WHEN NOT _v6
+                THEN FALSE
+                ELSE NOT (
+                  CAST(CASE
+                    WHEN (
+                      COALESCE((
+                        NOT key_0_types[1] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    OR (
+                      COALESCE((
+                        NOT key_0_types[2] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    THEN CAST(NULL AS JSON)
+                    ELSE COALESCE(key_0_values[2], CAST('null' AS JSON))
+                  END AS TEXT) = 'null'
+                )
+              END
             )[1]
           ],
-          LAMBDA _v16 : CASE
-            WHEN _v16 IS NULL
+          LAMBDA _v8 : CASE
+            WHEN _v8 IS NULL
             THEN NULL
-            WHEN _v16
+            WHEN _v8
             THEN LIST_TRANSFORM(
               [
                 CASE
@@ -223,22 +147,22 @@ FROM (
                   ELSE COALESCE(key_0_values[2], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v15 : CASE
-                WHEN _v15 IS NULL
+              LAMBDA _v7 : CASE
+                WHEN _v7 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v15) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(_v15 AS DOUBLE) < 0.8
+                  WHEN JSON_TYPE(_v7) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN TRY_CAST(_v7 AS DOUBLE) < 0.8
                   ELSE CASE
-                    WHEN JSON_TYPE(_v15) = 'NULL'
+                    WHEN JSON_TYPE(_v7) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v15) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v15 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v15) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v7) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v7 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v7) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v15) = 'ARRAY'
+                    WHEN JSON_TYPE(_v7) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v15) = 'OBJECT'
+                    WHEN JSON_TYPE(_v7) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END < 3
@@ -262,162 +186,86 @@ FROM (
                   [
                     LIST_TRANSFORM(
                       [
-                        LIST_TRANSFORM(
-                          [
-                            LIST_TRANSFORM(
-                              [COALESCE(key_1_types[1], 'NULL')],
-                              LAMBDA _v17 : CASE
-                                WHEN _v17 = 'NULL'
-                                THEN 'null'
-                                WHEN _v17 = 'BOOLEAN'
-                                THEN 'boolean'
-                                WHEN _v17 = 'VARCHAR'
-                                THEN 'string'
-                                WHEN _v17 = 'ARRAY'
-                                THEN 'array'
-                                WHEN _v17 = 'OBJECT'
-                                THEN 'object'
-                                WHEN _v17 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                THEN 'number'
-                              END
-                            )[1]
-                          ],
-                          LAMBDA _v18 : _v18 = 'array'
-                        )[1]
+                        CASE
+                          WHEN COALESCE(key_1_types[1], 'NULL') = 'NULL'
+                          THEN 'null'
+                          WHEN COALESCE(key_1_types[1], 'NULL') = 'BOOLEAN'
+                          THEN 'boolean'
+                          WHEN COALESCE(key_1_types[1], 'NULL') = 'VARCHAR'
+                          THEN 'string'
+                          WHEN COALESCE(key_1_types[1], 'NULL') = 'ARRAY'
+                          THEN 'array'
+                          WHEN COALESCE(key_1_types[1], 'NULL') = 'OBJECT'
+                          THEN 'object'
+                          WHEN COALESCE(key_1_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN 'number'
+                        END = 'array'
                       ],
-                      LAMBDA _v22 : LIST_TRANSFORM(
-                        [
-                          LIST_TRANSFORM(
-                            [
-                              LIST_TRANSFORM(
-                                [COALESCE(key_1, CAST('null' AS JSON))],
-                                LAMBDA _v19 : LIST_TRANSFORM(
-                                  [COALESCE(key_1_types[1], 'NULL')],
-                                  LAMBDA _v20 : CAST(CASE
-                                    WHEN _v20 IN ('NULL')
-                                    THEN 0
-                                    WHEN _v20 IN ('ARRAY')
-                                    THEN JSON_ARRAY_LENGTH(_v19)
-                                    WHEN _v20 IN ('OBJECT')
-                                    THEN LEN(JSON_KEYS(_v19))
-                                    WHEN _v20 IN ('VARCHAR')
-                                    THEN LENGTH(JSON_EXTRACT_STRING(_v19, '$'))
-                                    WHEN _v20 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                    THEN ABS(TRY_CAST(_v19 AS DOUBLE))
-                                  END AS DOUBLE)
-                                )[1]
-                              )[1]
-                            ],
-                            LAMBDA _v21 : 0.0 < _v21
-                          )[1]
-                        ],
-                        LAMBDA _v23 : CASE WHEN _v22 IS NULL THEN NULL WHEN NOT _v22 THEN FALSE ELSE _v23 END
-                      )[1]
+                      LAMBDA _v11 : CASE
+                        WHEN _v11 IS NULL
+                        THEN NULL
+                        WHEN NOT _v11
+                        THEN FALSE
+                        ELSE 0.0 < CAST(CASE
+                          WHEN COALESCE(key_1_types[1], 'NULL') IN ('NULL')
+                          THEN 0
+                          WHEN COALESCE(key_1_types[1], 'NULL') IN ('ARRAY')
+                          THEN JSON_ARRAY_LENGTH(COALESCE(key_1, CAST('null' AS JSON)))
+                          WHEN COALESCE(key_1_types[1], 'NULL') IN ('OBJECT')
+                          THEN LEN(JSON_KEYS(COALESCE(key_1, CAST('null' AS JSON))))
+                          WHEN COALESCE(key_1_types[1], 'NULL') IN ('VARCHAR')
+                          THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_1, CAST('null' AS JSON)), '$'))
+                          WHEN COALESCE(key_1_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN ABS(TRY_CAST(COALESCE(key_1, CAST('null' AS JSON)) AS DOUBLE))
+                        END AS DOUBLE)
+                      END
                     )[1]
                   ],
-                  LAMBDA _v26 : LIST_TRANSFORM(
-                    [
-                      LIST_TRANSFORM(
-                        [
-                          CASE
-                            WHEN COALESCE((
-                              NOT key_1_types[1] IN ('ARRAY', 'NULL')
-                            ), FALSE)
-                            THEN CAST(NULL AS JSON)
-                            ELSE COALESCE(key_1_values[1], CAST('null' AS JSON))
-                          END
-                        ],
-                        LAMBDA _v24 : LIST_TRANSFORM(
-                          [CAST('null' AS JSON)],
-                          LAMBDA _v25 : NOT (
-                            CASE
-                              WHEN _v24 IS NULL
-                              THEN NULL
-                              ELSE CASE
-                                WHEN _v25 IS NULL
-                                THEN NULL
-                                ELSE COALESCE(
-                                  (
-                                    CASE
-                                      WHEN (
-                                        JSON_TYPE(_v24) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      AND (
-                                        JSON_TYPE(_v25) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      THEN TRY_CAST(_v24 AS DOUBLE) = TRY_CAST(_v25 AS DOUBLE)
-                                      ELSE CAST(_v24 AS TEXT) = CAST(_v25 AS TEXT)
-                                    END
-                                  ),
-                                  FALSE
-                                )
-                              END
-                            END
-                          )
-                        )[1]
-                      )[1]
-                    ],
-                    LAMBDA _v27 : CASE WHEN _v26 IS NULL THEN NULL WHEN NOT _v26 THEN FALSE ELSE _v27 END
-                  )[1]
+                  LAMBDA _v13 : CASE
+                    WHEN _v13 IS NULL
+                    THEN NULL
+                    WHEN NOT _v13
+                    THEN FALSE
+                    ELSE NOT (
+                      CAST(CASE
+                        WHEN COALESCE((
+                          NOT key_1_types[1] IN ('ARRAY', 'NULL')
+                        ), FALSE)
+                        THEN CAST(NULL AS JSON)
+                        ELSE COALESCE(key_1_values[1], CAST('null' AS JSON))
+                      END AS TEXT) = 'null'
+                    )
+                  END
                 )[1]
               ],
-              LAMBDA _v30 : LIST_TRANSFORM(
-                [
-                  LIST_TRANSFORM(
-                    [
-                      CASE
-                        WHEN (
-                          COALESCE((
-                            NOT key_1_types[1] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        OR (
-                          COALESCE((
-                            NOT key_1_types[2] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_1_values[2], CAST('null' AS JSON))
-                      END
-                    ],
-                    LAMBDA _v28 : LIST_TRANSFORM(
-                      [CAST('null' AS JSON)],
-                      LAMBDA _v29 : NOT (
-                        CASE
-                          WHEN _v28 IS NULL
-                          THEN NULL
-                          ELSE CASE
-                            WHEN _v29 IS NULL
-                            THEN NULL
-                            ELSE COALESCE(
-                              (
-                                CASE
-                                  WHEN (
-                                    JSON_TYPE(_v28) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  AND (
-                                    JSON_TYPE(_v29) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  THEN TRY_CAST(_v28 AS DOUBLE) = TRY_CAST(_v29 AS DOUBLE)
-                                  ELSE CAST(_v28 AS TEXT) = CAST(_v29 AS TEXT)
-                                END
-                              ),
-                              FALSE
-                            )
-                          END
-                        END
-                      )
-                    )[1]
-                  )[1]
-                ],
-                LAMBDA _v31 : CASE WHEN _v30 IS NULL THEN NULL WHEN NOT _v30 THEN FALSE ELSE _v31 END
-              )[1]
+              LAMBDA _v15 : CASE
+                WHEN _v15 IS NULL
+                THEN NULL
+                WHEN NOT _v15
+                THEN FALSE
+                ELSE NOT (
+                  CAST(CASE
+                    WHEN (
+                      COALESCE((
+                        NOT key_1_types[1] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    OR (
+                      COALESCE((
+                        NOT key_1_types[2] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    THEN CAST(NULL AS JSON)
+                    ELSE COALESCE(key_1_values[2], CAST('null' AS JSON))
+                  END AS TEXT) = 'null'
+                )
+              END
             )[1]
           ],
-          LAMBDA _v33 : CASE
-            WHEN _v33 IS NULL
+          LAMBDA _v17 : CASE
+            WHEN _v17 IS NULL
             THEN NULL
-            WHEN _v33
+            WHEN _v17
             THEN LIST_TRANSFORM(
               [
                 CASE
@@ -435,22 +283,22 @@ FROM (
                   ELSE COALESCE(key_1_values[2], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v32 : CASE
-                WHEN _v32 IS NULL
+              LAMBDA _v16 : CASE
+                WHEN _v16 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v32) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(_v32 AS DOUBLE) < 0.8
+                  WHEN JSON_TYPE(_v16) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN TRY_CAST(_v16 AS DOUBLE) < 0.8
                   ELSE CASE
-                    WHEN JSON_TYPE(_v32) = 'NULL'
+                    WHEN JSON_TYPE(_v16) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v32) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v32 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v32) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v16) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v16 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v16) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v32) = 'ARRAY'
+                    WHEN JSON_TYPE(_v16) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v32) = 'OBJECT'
+                    WHEN JSON_TYPE(_v16) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END < 3
@@ -474,162 +322,86 @@ FROM (
                   [
                     LIST_TRANSFORM(
                       [
-                        LIST_TRANSFORM(
-                          [
-                            LIST_TRANSFORM(
-                              [COALESCE(key_2_types[1], 'NULL')],
-                              LAMBDA _v34 : CASE
-                                WHEN _v34 = 'NULL'
-                                THEN 'null'
-                                WHEN _v34 = 'BOOLEAN'
-                                THEN 'boolean'
-                                WHEN _v34 = 'VARCHAR'
-                                THEN 'string'
-                                WHEN _v34 = 'ARRAY'
-                                THEN 'array'
-                                WHEN _v34 = 'OBJECT'
-                                THEN 'object'
-                                WHEN _v34 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                THEN 'number'
-                              END
-                            )[1]
-                          ],
-                          LAMBDA _v35 : _v35 = 'array'
-                        )[1]
+                        CASE
+                          WHEN COALESCE(key_2_types[1], 'NULL') = 'NULL'
+                          THEN 'null'
+                          WHEN COALESCE(key_2_types[1], 'NULL') = 'BOOLEAN'
+                          THEN 'boolean'
+                          WHEN COALESCE(key_2_types[1], 'NULL') = 'VARCHAR'
+                          THEN 'string'
+                          WHEN COALESCE(key_2_types[1], 'NULL') = 'ARRAY'
+                          THEN 'array'
+                          WHEN COALESCE(key_2_types[1], 'NULL') = 'OBJECT'
+                          THEN 'object'
+                          WHEN COALESCE(key_2_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN 'number'
+                        END = 'array'
                       ],
-                      LAMBDA _v39 : LIST_TRANSFORM(
-                        [
-                          LIST_TRANSFORM(
-                            [
-                              LIST_TRANSFORM(
-                                [COALESCE(key_2, CAST('null' AS JSON))],
-                                LAMBDA _v36 : LIST_TRANSFORM(
-                                  [COALESCE(key_2_types[1], 'NULL')],
-                                  LAMBDA _v37 : CAST(CASE
-                                    WHEN _v37 IN ('NULL')
-                                    THEN 0
-                                    WHEN _v37 IN ('ARRAY')
-                                    THEN JSON_ARRAY_LENGTH(_v36)
-                                    WHEN _v37 IN ('OBJECT')
-                                    THEN LEN(JSON_KEYS(_v36))
-                                    WHEN _v37 IN ('VARCHAR')
-                                    THEN LENGTH(JSON_EXTRACT_STRING(_v36, '$'))
-                                    WHEN _v37 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                    THEN ABS(TRY_CAST(_v36 AS DOUBLE))
-                                  END AS DOUBLE)
-                                )[1]
-                              )[1]
-                            ],
-                            LAMBDA _v38 : 0.0 < _v38
-                          )[1]
-                        ],
-                        LAMBDA _v40 : CASE WHEN _v39 IS NULL THEN NULL WHEN NOT _v39 THEN FALSE ELSE _v40 END
-                      )[1]
+                      LAMBDA _v20 : CASE
+                        WHEN _v20 IS NULL
+                        THEN NULL
+                        WHEN NOT _v20
+                        THEN FALSE
+                        ELSE 0.0 < CAST(CASE
+                          WHEN COALESCE(key_2_types[1], 'NULL') IN ('NULL')
+                          THEN 0
+                          WHEN COALESCE(key_2_types[1], 'NULL') IN ('ARRAY')
+                          THEN JSON_ARRAY_LENGTH(COALESCE(key_2, CAST('null' AS JSON)))
+                          WHEN COALESCE(key_2_types[1], 'NULL') IN ('OBJECT')
+                          THEN LEN(JSON_KEYS(COALESCE(key_2, CAST('null' AS JSON))))
+                          WHEN COALESCE(key_2_types[1], 'NULL') IN ('VARCHAR')
+                          THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_2, CAST('null' AS JSON)), '$'))
+                          WHEN COALESCE(key_2_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN ABS(TRY_CAST(COALESCE(key_2, CAST('null' AS JSON)) AS DOUBLE))
+                        END AS DOUBLE)
+                      END
                     )[1]
                   ],
-                  LAMBDA _v43 : LIST_TRANSFORM(
-                    [
-                      LIST_TRANSFORM(
-                        [
-                          CASE
-                            WHEN COALESCE((
-                              NOT key_2_types[1] IN ('ARRAY', 'NULL')
-                            ), FALSE)
-                            THEN CAST(NULL AS JSON)
-                            ELSE COALESCE(key_2_values[1], CAST('null' AS JSON))
-                          END
-                        ],
-                        LAMBDA _v41 : LIST_TRANSFORM(
-                          [CAST('null' AS JSON)],
-                          LAMBDA _v42 : NOT (
-                            CASE
-                              WHEN _v41 IS NULL
-                              THEN NULL
-                              ELSE CASE
-                                WHEN _v42 IS NULL
-                                THEN NULL
-                                ELSE COALESCE(
-                                  (
-                                    CASE
-                                      WHEN (
-                                        JSON_TYPE(_v41) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      AND (
-                                        JSON_TYPE(_v42) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      THEN TRY_CAST(_v41 AS DOUBLE) = TRY_CAST(_v42 AS DOUBLE)
-                                      ELSE CAST(_v41 AS TEXT) = CAST(_v42 AS TEXT)
-                                    END
-                                  ),
-                                  FALSE
-                                )
-                              END
-                            END
-                          )
-                        )[1]
-                      )[1]
-                    ],
-                    LAMBDA _v44 : CASE WHEN _v43 IS NULL THEN NULL WHEN NOT _v43 THEN FALSE ELSE _v44 END
-                  )[1]
+                  LAMBDA _v22 : CASE
+                    WHEN _v22 IS NULL
+                    THEN NULL
+                    WHEN NOT _v22
+                    THEN FALSE
+                    ELSE NOT (
+                      CAST(CASE
+                        WHEN COALESCE((
+                          NOT key_2_types[1] IN ('ARRAY', 'NULL')
+                        ), FALSE)
+                        THEN CAST(NULL AS JSON)
+                        ELSE COALESCE(key_2_values[1], CAST('null' AS JSON))
+                      END AS TEXT) = 'null'
+                    )
+                  END
                 )[1]
               ],
-              LAMBDA _v47 : LIST_TRANSFORM(
-                [
-                  LIST_TRANSFORM(
-                    [
-                      CASE
-                        WHEN (
-                          COALESCE((
-                            NOT key_2_types[1] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        OR (
-                          COALESCE((
-                            NOT key_2_types[2] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_2_values[2], CAST('null' AS JSON))
-                      END
-                    ],
-                    LAMBDA _v45 : LIST_TRANSFORM(
-                      [CAST('null' AS JSON)],
-                      LAMBDA _v46 : NOT (
-                        CASE
-                          WHEN _v45 IS NULL
-                          THEN NULL
-                          ELSE CASE
-                            WHEN _v46 IS NULL
-                            THEN NULL
-                            ELSE COALESCE(
-                              (
-                                CASE
-                                  WHEN (
-                                    JSON_TYPE(_v45) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  AND (
-                                    JSON_TYPE(_v46) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  THEN TRY_CAST(_v45 AS DOUBLE) = TRY_CAST(_v46 AS DOUBLE)
-                                  ELSE CAST(_v45 AS TEXT) = CAST(_v46 AS TEXT)
-                                END
-                              ),
-                              FALSE
-                            )
-                          END
-                        END
-                      )
-                    )[1]
-                  )[1]
-                ],
-                LAMBDA _v48 : CASE WHEN _v47 IS NULL THEN NULL WHEN NOT _v47 THEN FALSE ELSE _v48 END
-              )[1]
+              LAMBDA _v24 : CASE
+                WHEN _v24 IS NULL
+                THEN NULL
+                WHEN NOT _v24
+                THEN FALSE
+                ELSE NOT (
+                  CAST(CASE
+                    WHEN (
+                      COALESCE((
+                        NOT key_2_types[1] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    OR (
+                      COALESCE((
+                        NOT key_2_types[2] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    THEN CAST(NULL AS JSON)
+                    ELSE COALESCE(key_2_values[2], CAST('null' AS JSON))
+                  END AS TEXT) = 'null'
+                )
+              END
             )[1]
           ],
-          LAMBDA _v50 : CASE
-            WHEN _v50 IS NULL
+          LAMBDA _v26 : CASE
+            WHEN _v26 IS NULL
             THEN NULL
-            WHEN _v50
+            WHEN _v26
             THEN LIST_TRANSFORM(
               [
                 CASE
@@ -647,22 +419,22 @@ FROM (
                   ELSE COALESCE(key_2_values[2], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v49 : CASE
-                WHEN _v49 IS NULL
+              LAMBDA _v25 : CASE
+                WHEN _v25 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v49) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(_v49 AS DOUBLE) < 100.0
+                  WHEN JSON_TYPE(_v25) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN TRY_CAST(_v25 AS DOUBLE) < 100.0
                   ELSE CASE
-                    WHEN JSON_TYPE(_v49) = 'NULL'
+                    WHEN JSON_TYPE(_v25) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v49) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v49 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v49) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v25) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v25 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v25) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v49) = 'ARRAY'
+                    WHEN JSON_TYPE(_v25) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v49) = 'OBJECT'
+                    WHEN JSON_TYPE(_v25) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END < 3
@@ -686,162 +458,86 @@ FROM (
                   [
                     LIST_TRANSFORM(
                       [
-                        LIST_TRANSFORM(
-                          [
-                            LIST_TRANSFORM(
-                              [COALESCE(key_3_types[1], 'NULL')],
-                              LAMBDA _v51 : CASE
-                                WHEN _v51 = 'NULL'
-                                THEN 'null'
-                                WHEN _v51 = 'BOOLEAN'
-                                THEN 'boolean'
-                                WHEN _v51 = 'VARCHAR'
-                                THEN 'string'
-                                WHEN _v51 = 'ARRAY'
-                                THEN 'array'
-                                WHEN _v51 = 'OBJECT'
-                                THEN 'object'
-                                WHEN _v51 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                THEN 'number'
-                              END
-                            )[1]
-                          ],
-                          LAMBDA _v52 : _v52 = 'array'
-                        )[1]
+                        CASE
+                          WHEN COALESCE(key_3_types[1], 'NULL') = 'NULL'
+                          THEN 'null'
+                          WHEN COALESCE(key_3_types[1], 'NULL') = 'BOOLEAN'
+                          THEN 'boolean'
+                          WHEN COALESCE(key_3_types[1], 'NULL') = 'VARCHAR'
+                          THEN 'string'
+                          WHEN COALESCE(key_3_types[1], 'NULL') = 'ARRAY'
+                          THEN 'array'
+                          WHEN COALESCE(key_3_types[1], 'NULL') = 'OBJECT'
+                          THEN 'object'
+                          WHEN COALESCE(key_3_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN 'number'
+                        END = 'array'
                       ],
-                      LAMBDA _v56 : LIST_TRANSFORM(
-                        [
-                          LIST_TRANSFORM(
-                            [
-                              LIST_TRANSFORM(
-                                [COALESCE(key_3, CAST('null' AS JSON))],
-                                LAMBDA _v53 : LIST_TRANSFORM(
-                                  [COALESCE(key_3_types[1], 'NULL')],
-                                  LAMBDA _v54 : CAST(CASE
-                                    WHEN _v54 IN ('NULL')
-                                    THEN 0
-                                    WHEN _v54 IN ('ARRAY')
-                                    THEN JSON_ARRAY_LENGTH(_v53)
-                                    WHEN _v54 IN ('OBJECT')
-                                    THEN LEN(JSON_KEYS(_v53))
-                                    WHEN _v54 IN ('VARCHAR')
-                                    THEN LENGTH(JSON_EXTRACT_STRING(_v53, '$'))
-                                    WHEN _v54 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                    THEN ABS(TRY_CAST(_v53 AS DOUBLE))
-                                  END AS DOUBLE)
-                                )[1]
-                              )[1]
-                            ],
-                            LAMBDA _v55 : 0.0 < _v55
-                          )[1]
-                        ],
-                        LAMBDA _v57 : CASE WHEN _v56 IS NULL THEN NULL WHEN NOT _v56 THEN FALSE ELSE _v57 END
-                      )[1]
+                      LAMBDA _v29 : CASE
+                        WHEN _v29 IS NULL
+                        THEN NULL
+                        WHEN NOT _v29
+                        THEN FALSE
+                        ELSE 0.0 < CAST(CASE
+                          WHEN COALESCE(key_3_types[1], 'NULL') IN ('NULL')
+                          THEN 0
+                          WHEN COALESCE(key_3_types[1], 'NULL') IN ('ARRAY')
+                          THEN JSON_ARRAY_LENGTH(COALESCE(key_3, CAST('null' AS JSON)))
+                          WHEN COALESCE(key_3_types[1], 'NULL') IN ('OBJECT')
+                          THEN LEN(JSON_KEYS(COALESCE(key_3, CAST('null' AS JSON))))
+                          WHEN COALESCE(key_3_types[1], 'NULL') IN ('VARCHAR')
+                          THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_3, CAST('null' AS JSON)), '$'))
+                          WHEN COALESCE(key_3_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN ABS(TRY_CAST(COALESCE(key_3, CAST('null' AS JSON)) AS DOUBLE))
+                        END AS DOUBLE)
+                      END
                     )[1]
                   ],
-                  LAMBDA _v60 : LIST_TRANSFORM(
-                    [
-                      LIST_TRANSFORM(
-                        [
-                          CASE
-                            WHEN COALESCE((
-                              NOT key_3_types[1] IN ('ARRAY', 'NULL')
-                            ), FALSE)
-                            THEN CAST(NULL AS JSON)
-                            ELSE COALESCE(key_3_values[1], CAST('null' AS JSON))
-                          END
-                        ],
-                        LAMBDA _v58 : LIST_TRANSFORM(
-                          [CAST('null' AS JSON)],
-                          LAMBDA _v59 : NOT (
-                            CASE
-                              WHEN _v58 IS NULL
-                              THEN NULL
-                              ELSE CASE
-                                WHEN _v59 IS NULL
-                                THEN NULL
-                                ELSE COALESCE(
-                                  (
-                                    CASE
-                                      WHEN (
-                                        JSON_TYPE(_v58) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      AND (
-                                        JSON_TYPE(_v59) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      THEN TRY_CAST(_v58 AS DOUBLE) = TRY_CAST(_v59 AS DOUBLE)
-                                      ELSE CAST(_v58 AS TEXT) = CAST(_v59 AS TEXT)
-                                    END
-                                  ),
-                                  FALSE
-                                )
-                              END
-                            END
-                          )
-                        )[1]
-                      )[1]
-                    ],
-                    LAMBDA _v61 : CASE WHEN _v60 IS NULL THEN NULL WHEN NOT _v60 THEN FALSE ELSE _v61 END
-                  )[1]
+                  LAMBDA _v31 : CASE
+                    WHEN _v31 IS NULL
+                    THEN NULL
+                    WHEN NOT _v31
+                    THEN FALSE
+                    ELSE NOT (
+                      CAST(CASE
+                        WHEN COALESCE((
+                          NOT key_3_types[1] IN ('ARRAY', 'NULL')
+                        ), FALSE)
+                        THEN CAST(NULL AS JSON)
+                        ELSE COALESCE(key_3_values[1], CAST('null' AS JSON))
+                      END AS TEXT) = 'null'
+                    )
+                  END
                 )[1]
               ],
-              LAMBDA _v64 : LIST_TRANSFORM(
-                [
-                  LIST_TRANSFORM(
-                    [
-                      CASE
-                        WHEN (
-                          COALESCE((
-                            NOT key_3_types[1] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        OR (
-                          COALESCE((
-                            NOT key_3_types[2] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_3_values[2], CAST('null' AS JSON))
-                      END
-                    ],
-                    LAMBDA _v62 : LIST_TRANSFORM(
-                      [CAST('null' AS JSON)],
-                      LAMBDA _v63 : NOT (
-                        CASE
-                          WHEN _v62 IS NULL
-                          THEN NULL
-                          ELSE CASE
-                            WHEN _v63 IS NULL
-                            THEN NULL
-                            ELSE COALESCE(
-                              (
-                                CASE
-                                  WHEN (
-                                    JSON_TYPE(_v62) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  AND (
-                                    JSON_TYPE(_v63) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  THEN TRY_CAST(_v62 AS DOUBLE) = TRY_CAST(_v63 AS DOUBLE)
-                                  ELSE CAST(_v62 AS TEXT) = CAST(_v63 AS TEXT)
-                                END
-                              ),
-                              FALSE
-                            )
-                          END
-                        END
-                      )
-                    )[1]
-                  )[1]
-                ],
-                LAMBDA _v65 : CASE WHEN _v64 IS NULL THEN NULL WHEN NOT _v64 THEN FALSE ELSE _v65 END
-              )[1]
+              LAMBDA _v33 : CASE
+                WHEN _v33 IS NULL
+                THEN NULL
+                WHEN NOT _v33
+                THEN FALSE
+                ELSE NOT (
+                  CAST(CASE
+                    WHEN (
+                      COALESCE((
+                        NOT key_3_types[1] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    OR (
+                      COALESCE((
+                        NOT key_3_types[2] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    THEN CAST(NULL AS JSON)
+                    ELSE COALESCE(key_3_values[2], CAST('null' AS JSON))
+                  END AS TEXT) = 'null'
+                )
+              END
             )[1]
           ],
-          LAMBDA _v67 : CASE
-            WHEN _v67 IS NULL
+          LAMBDA _v35 : CASE
+            WHEN _v35 IS NULL
             THEN NULL
-            WHEN _v67
+            WHEN _v35
             THEN LIST_TRANSFORM(
               [
                 CASE
@@ -859,22 +555,22 @@ FROM (
                   ELSE COALESCE(key_3_values[2], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v66 : CASE
-                WHEN _v66 IS NULL
+              LAMBDA _v34 : CASE
+                WHEN _v34 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v66) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.5 < TRY_CAST(_v66 AS DOUBLE)
+                  WHEN JSON_TYPE(_v34) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN 0.5 < TRY_CAST(_v34 AS DOUBLE)
                   ELSE CASE
-                    WHEN JSON_TYPE(_v66) = 'NULL'
+                    WHEN JSON_TYPE(_v34) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v66) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v66 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v66) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v34) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v34 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v34) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v66) = 'ARRAY'
+                    WHEN JSON_TYPE(_v34) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v66) = 'OBJECT'
+                    WHEN JSON_TYPE(_v34) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END > 3
@@ -898,162 +594,86 @@ FROM (
                   [
                     LIST_TRANSFORM(
                       [
-                        LIST_TRANSFORM(
-                          [
-                            LIST_TRANSFORM(
-                              [COALESCE(key_4_types[1], 'NULL')],
-                              LAMBDA _v68 : CASE
-                                WHEN _v68 = 'NULL'
-                                THEN 'null'
-                                WHEN _v68 = 'BOOLEAN'
-                                THEN 'boolean'
-                                WHEN _v68 = 'VARCHAR'
-                                THEN 'string'
-                                WHEN _v68 = 'ARRAY'
-                                THEN 'array'
-                                WHEN _v68 = 'OBJECT'
-                                THEN 'object'
-                                WHEN _v68 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                THEN 'number'
-                              END
-                            )[1]
-                          ],
-                          LAMBDA _v69 : _v69 = 'array'
-                        )[1]
+                        CASE
+                          WHEN COALESCE(key_4_types[1], 'NULL') = 'NULL'
+                          THEN 'null'
+                          WHEN COALESCE(key_4_types[1], 'NULL') = 'BOOLEAN'
+                          THEN 'boolean'
+                          WHEN COALESCE(key_4_types[1], 'NULL') = 'VARCHAR'
+                          THEN 'string'
+                          WHEN COALESCE(key_4_types[1], 'NULL') = 'ARRAY'
+                          THEN 'array'
+                          WHEN COALESCE(key_4_types[1], 'NULL') = 'OBJECT'
+                          THEN 'object'
+                          WHEN COALESCE(key_4_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN 'number'
+                        END = 'array'
                       ],
-                      LAMBDA _v73 : LIST_TRANSFORM(
-                        [
-                          LIST_TRANSFORM(
-                            [
-                              LIST_TRANSFORM(
-                                [COALESCE(key_4, CAST('null' AS JSON))],
-                                LAMBDA _v70 : LIST_TRANSFORM(
-                                  [COALESCE(key_4_types[1], 'NULL')],
-                                  LAMBDA _v71 : CAST(CASE
-                                    WHEN _v71 IN ('NULL')
-                                    THEN 0
-                                    WHEN _v71 IN ('ARRAY')
-                                    THEN JSON_ARRAY_LENGTH(_v70)
-                                    WHEN _v71 IN ('OBJECT')
-                                    THEN LEN(JSON_KEYS(_v70))
-                                    WHEN _v71 IN ('VARCHAR')
-                                    THEN LENGTH(JSON_EXTRACT_STRING(_v70, '$'))
-                                    WHEN _v71 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                    THEN ABS(TRY_CAST(_v70 AS DOUBLE))
-                                  END AS DOUBLE)
-                                )[1]
-                              )[1]
-                            ],
-                            LAMBDA _v72 : 0.0 < _v72
-                          )[1]
-                        ],
-                        LAMBDA _v74 : CASE WHEN _v73 IS NULL THEN NULL WHEN NOT _v73 THEN FALSE ELSE _v74 END
-                      )[1]
+                      LAMBDA _v38 : CASE
+                        WHEN _v38 IS NULL
+                        THEN NULL
+                        WHEN NOT _v38
+                        THEN FALSE
+                        ELSE 0.0 < CAST(CASE
+                          WHEN COALESCE(key_4_types[1], 'NULL') IN ('NULL')
+                          THEN 0
+                          WHEN COALESCE(key_4_types[1], 'NULL') IN ('ARRAY')
+                          THEN JSON_ARRAY_LENGTH(COALESCE(key_4, CAST('null' AS JSON)))
+                          WHEN COALESCE(key_4_types[1], 'NULL') IN ('OBJECT')
+                          THEN LEN(JSON_KEYS(COALESCE(key_4, CAST('null' AS JSON))))
+                          WHEN COALESCE(key_4_types[1], 'NULL') IN ('VARCHAR')
+                          THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_4, CAST('null' AS JSON)), '$'))
+                          WHEN COALESCE(key_4_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN ABS(TRY_CAST(COALESCE(key_4, CAST('null' AS JSON)) AS DOUBLE))
+                        END AS DOUBLE)
+                      END
                     )[1]
                   ],
-                  LAMBDA _v77 : LIST_TRANSFORM(
-                    [
-                      LIST_TRANSFORM(
-                        [
-                          CASE
-                            WHEN COALESCE((
-                              NOT key_4_types[1] IN ('ARRAY', 'NULL')
-                            ), FALSE)
-                            THEN CAST(NULL AS JSON)
-                            ELSE COALESCE(key_4_values[1], CAST('null' AS JSON))
-                          END
-                        ],
-                        LAMBDA _v75 : LIST_TRANSFORM(
-                          [CAST('null' AS JSON)],
-                          LAMBDA _v76 : NOT (
-                            CASE
-                              WHEN _v75 IS NULL
-                              THEN NULL
-                              ELSE CASE
-                                WHEN _v76 IS NULL
-                                THEN NULL
-                                ELSE COALESCE(
-                                  (
-                                    CASE
-                                      WHEN (
-                                        JSON_TYPE(_v75) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      AND (
-                                        JSON_TYPE(_v76) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      THEN TRY_CAST(_v75 AS DOUBLE) = TRY_CAST(_v76 AS DOUBLE)
-                                      ELSE CAST(_v75 AS TEXT) = CAST(_v76 AS TEXT)
-                                    END
-                                  ),
-                                  FALSE
-                                )
-                              END
-                            END
-                          )
-                        )[1]
-                      )[1]
-                    ],
-                    LAMBDA _v78 : CASE WHEN _v77 IS NULL THEN NULL WHEN NOT _v77 THEN FALSE ELSE _v78 END
-                  )[1]
+                  LAMBDA _v40 : CASE
+                    WHEN _v40 IS NULL
+                    THEN NULL
+                    WHEN NOT _v40
+                    THEN FALSE
+                    ELSE NOT (
+                      CAST(CASE
+                        WHEN COALESCE((
+                          NOT key_4_types[1] IN ('ARRAY', 'NULL')
+                        ), FALSE)
+                        THEN CAST(NULL AS JSON)
+                        ELSE COALESCE(key_4_values[1], CAST('null' AS JSON))
+                      END AS TEXT) = 'null'
+                    )
+                  END
                 )[1]
               ],
-              LAMBDA _v81 : LIST_TRANSFORM(
-                [
-                  LIST_TRANSFORM(
-                    [
-                      CASE
-                        WHEN (
-                          COALESCE((
-                            NOT key_4_types[1] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        OR (
-                          COALESCE((
-                            NOT key_4_types[2] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_4_values[2], CAST('null' AS JSON))
-                      END
-                    ],
-                    LAMBDA _v79 : LIST_TRANSFORM(
-                      [CAST('null' AS JSON)],
-                      LAMBDA _v80 : NOT (
-                        CASE
-                          WHEN _v79 IS NULL
-                          THEN NULL
-                          ELSE CASE
-                            WHEN _v80 IS NULL
-                            THEN NULL
-                            ELSE COALESCE(
-                              (
-                                CASE
-                                  WHEN (
-                                    JSON_TYPE(_v79) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  AND (
-                                    JSON_TYPE(_v80) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  THEN TRY_CAST(_v79 AS DOUBLE) = TRY_CAST(_v80 AS DOUBLE)
-                                  ELSE CAST(_v79 AS TEXT) = CAST(_v80 AS TEXT)
-                                END
-                              ),
-                              FALSE
-                            )
-                          END
-                        END
-                      )
-                    )[1]
-                  )[1]
-                ],
-                LAMBDA _v82 : CASE WHEN _v81 IS NULL THEN NULL WHEN NOT _v81 THEN FALSE ELSE _v82 END
-              )[1]
+              LAMBDA _v42 : CASE
+                WHEN _v42 IS NULL
+                THEN NULL
+                WHEN NOT _v42
+                THEN FALSE
+                ELSE NOT (
+                  CAST(CASE
+                    WHEN (
+                      COALESCE((
+                        NOT key_4_types[1] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    OR (
+                      COALESCE((
+                        NOT key_4_types[2] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    THEN CAST(NULL AS JSON)
+                    ELSE COALESCE(key_4_values[2], CAST('null' AS JSON))
+                  END AS TEXT) = 'null'
+                )
+              END
             )[1]
           ],
-          LAMBDA _v84 : CASE
-            WHEN _v84 IS NULL
+          LAMBDA _v44 : CASE
+            WHEN _v44 IS NULL
             THEN NULL
-            WHEN _v84
+            WHEN _v44
             THEN LIST_TRANSFORM(
               [
                 CASE
@@ -1071,22 +691,22 @@ FROM (
                   ELSE COALESCE(key_4_values[2], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v83 : CASE
-                WHEN _v83 IS NULL
+              LAMBDA _v43 : CASE
+                WHEN _v43 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v83) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(_v83 AS DOUBLE) < 50.0
+                  WHEN JSON_TYPE(_v43) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN TRY_CAST(_v43 AS DOUBLE) < 50.0
                   ELSE CASE
-                    WHEN JSON_TYPE(_v83) = 'NULL'
+                    WHEN JSON_TYPE(_v43) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v83) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v83 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v83) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v43) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v43 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v43) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v83) = 'ARRAY'
+                    WHEN JSON_TYPE(_v43) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v83) = 'OBJECT'
+                    WHEN JSON_TYPE(_v43) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END < 3
@@ -1110,162 +730,86 @@ FROM (
                   [
                     LIST_TRANSFORM(
                       [
-                        LIST_TRANSFORM(
-                          [
-                            LIST_TRANSFORM(
-                              [COALESCE(key_5_types[1], 'NULL')],
-                              LAMBDA _v85 : CASE
-                                WHEN _v85 = 'NULL'
-                                THEN 'null'
-                                WHEN _v85 = 'BOOLEAN'
-                                THEN 'boolean'
-                                WHEN _v85 = 'VARCHAR'
-                                THEN 'string'
-                                WHEN _v85 = 'ARRAY'
-                                THEN 'array'
-                                WHEN _v85 = 'OBJECT'
-                                THEN 'object'
-                                WHEN _v85 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                THEN 'number'
-                              END
-                            )[1]
-                          ],
-                          LAMBDA _v86 : _v86 = 'array'
-                        )[1]
+                        CASE
+                          WHEN COALESCE(key_5_types[1], 'NULL') = 'NULL'
+                          THEN 'null'
+                          WHEN COALESCE(key_5_types[1], 'NULL') = 'BOOLEAN'
+                          THEN 'boolean'
+                          WHEN COALESCE(key_5_types[1], 'NULL') = 'VARCHAR'
+                          THEN 'string'
+                          WHEN COALESCE(key_5_types[1], 'NULL') = 'ARRAY'
+                          THEN 'array'
+                          WHEN COALESCE(key_5_types[1], 'NULL') = 'OBJECT'
+                          THEN 'object'
+                          WHEN COALESCE(key_5_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN 'number'
+                        END = 'array'
                       ],
-                      LAMBDA _v90 : LIST_TRANSFORM(
-                        [
-                          LIST_TRANSFORM(
-                            [
-                              LIST_TRANSFORM(
-                                [COALESCE(key_5, CAST('null' AS JSON))],
-                                LAMBDA _v87 : LIST_TRANSFORM(
-                                  [COALESCE(key_5_types[1], 'NULL')],
-                                  LAMBDA _v88 : CAST(CASE
-                                    WHEN _v88 IN ('NULL')
-                                    THEN 0
-                                    WHEN _v88 IN ('ARRAY')
-                                    THEN JSON_ARRAY_LENGTH(_v87)
-                                    WHEN _v88 IN ('OBJECT')
-                                    THEN LEN(JSON_KEYS(_v87))
-                                    WHEN _v88 IN ('VARCHAR')
-                                    THEN LENGTH(JSON_EXTRACT_STRING(_v87, '$'))
-                                    WHEN _v88 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                    THEN ABS(TRY_CAST(_v87 AS DOUBLE))
-                                  END AS DOUBLE)
-                                )[1]
-                              )[1]
-                            ],
-                            LAMBDA _v89 : 0.0 < _v89
-                          )[1]
-                        ],
-                        LAMBDA _v91 : CASE WHEN _v90 IS NULL THEN NULL WHEN NOT _v90 THEN FALSE ELSE _v91 END
-                      )[1]
+                      LAMBDA _v47 : CASE
+                        WHEN _v47 IS NULL
+                        THEN NULL
+                        WHEN NOT _v47
+                        THEN FALSE
+                        ELSE 0.0 < CAST(CASE
+                          WHEN COALESCE(key_5_types[1], 'NULL') IN ('NULL')
+                          THEN 0
+                          WHEN COALESCE(key_5_types[1], 'NULL') IN ('ARRAY')
+                          THEN JSON_ARRAY_LENGTH(COALESCE(key_5, CAST('null' AS JSON)))
+                          WHEN COALESCE(key_5_types[1], 'NULL') IN ('OBJECT')
+                          THEN LEN(JSON_KEYS(COALESCE(key_5, CAST('null' AS JSON))))
+                          WHEN COALESCE(key_5_types[1], 'NULL') IN ('VARCHAR')
+                          THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_5, CAST('null' AS JSON)), '$'))
+                          WHEN COALESCE(key_5_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN ABS(TRY_CAST(COALESCE(key_5, CAST('null' AS JSON)) AS DOUBLE))
+                        END AS DOUBLE)
+                      END
                     )[1]
                   ],
-                  LAMBDA _v94 : LIST_TRANSFORM(
-                    [
-                      LIST_TRANSFORM(
-                        [
-                          CASE
-                            WHEN COALESCE((
-                              NOT key_5_types[1] IN ('ARRAY', 'NULL')
-                            ), FALSE)
-                            THEN CAST(NULL AS JSON)
-                            ELSE COALESCE(key_5_values[1], CAST('null' AS JSON))
-                          END
-                        ],
-                        LAMBDA _v92 : LIST_TRANSFORM(
-                          [CAST('null' AS JSON)],
-                          LAMBDA _v93 : NOT (
-                            CASE
-                              WHEN _v92 IS NULL
-                              THEN NULL
-                              ELSE CASE
-                                WHEN _v93 IS NULL
-                                THEN NULL
-                                ELSE COALESCE(
-                                  (
-                                    CASE
-                                      WHEN (
-                                        JSON_TYPE(_v92) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      AND (
-                                        JSON_TYPE(_v93) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      THEN TRY_CAST(_v92 AS DOUBLE) = TRY_CAST(_v93 AS DOUBLE)
-                                      ELSE CAST(_v92 AS TEXT) = CAST(_v93 AS TEXT)
-                                    END
-                                  ),
-                                  FALSE
-                                )
-                              END
-                            END
-                          )
-                        )[1]
-                      )[1]
-                    ],
-                    LAMBDA _v95 : CASE WHEN _v94 IS NULL THEN NULL WHEN NOT _v94 THEN FALSE ELSE _v95 END
-                  )[1]
+                  LAMBDA _v49 : CASE
+                    WHEN _v49 IS NULL
+                    THEN NULL
+                    WHEN NOT _v49
+                    THEN FALSE
+                    ELSE NOT (
+                      CAST(CASE
+                        WHEN COALESCE((
+                          NOT key_5_types[1] IN ('ARRAY', 'NULL')
+                        ), FALSE)
+                        THEN CAST(NULL AS JSON)
+                        ELSE COALESCE(key_5_values[1], CAST('null' AS JSON))
+                      END AS TEXT) = 'null'
+                    )
+                  END
                 )[1]
               ],
-              LAMBDA _v98 : LIST_TRANSFORM(
-                [
-                  LIST_TRANSFORM(
-                    [
-                      CASE
-                        WHEN (
-                          COALESCE((
-                            NOT key_5_types[1] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        OR (
-                          COALESCE((
-                            NOT key_5_types[2] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_5_values[2], CAST('null' AS JSON))
-                      END
-                    ],
-                    LAMBDA _v96 : LIST_TRANSFORM(
-                      [CAST('null' AS JSON)],
-                      LAMBDA _v97 : NOT (
-                        CASE
-                          WHEN _v96 IS NULL
-                          THEN NULL
-                          ELSE CASE
-                            WHEN _v97 IS NULL
-                            THEN NULL
-                            ELSE COALESCE(
-                              (
-                                CASE
-                                  WHEN (
-                                    JSON_TYPE(_v96) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  AND (
-                                    JSON_TYPE(_v97) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  THEN TRY_CAST(_v96 AS DOUBLE) = TRY_CAST(_v97 AS DOUBLE)
-                                  ELSE CAST(_v96 AS TEXT) = CAST(_v97 AS TEXT)
-                                END
-                              ),
-                              FALSE
-                            )
-                          END
-                        END
-                      )
-                    )[1]
-                  )[1]
-                ],
-                LAMBDA _v99 : CASE WHEN _v98 IS NULL THEN NULL WHEN NOT _v98 THEN FALSE ELSE _v99 END
-              )[1]
+              LAMBDA _v51 : CASE
+                WHEN _v51 IS NULL
+                THEN NULL
+                WHEN NOT _v51
+                THEN FALSE
+                ELSE NOT (
+                  CAST(CASE
+                    WHEN (
+                      COALESCE((
+                        NOT key_5_types[1] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    OR (
+                      COALESCE((
+                        NOT key_5_types[2] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    THEN CAST(NULL AS JSON)
+                    ELSE COALESCE(key_5_values[2], CAST('null' AS JSON))
+                  END AS TEXT) = 'null'
+                )
+              END
             )[1]
           ],
-          LAMBDA _v101 : CASE
-            WHEN _v101 IS NULL
+          LAMBDA _v53 : CASE
+            WHEN _v53 IS NULL
             THEN NULL
-            WHEN _v101
+            WHEN _v53
             THEN LIST_TRANSFORM(
               [
                 CASE
@@ -1283,22 +827,22 @@ FROM (
                   ELSE COALESCE(key_5_values[2], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v100 : CASE
-                WHEN _v100 IS NULL
+              LAMBDA _v52 : CASE
+                WHEN _v52 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v100) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.1 < TRY_CAST(_v100 AS DOUBLE)
+                  WHEN JSON_TYPE(_v52) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN 0.1 < TRY_CAST(_v52 AS DOUBLE)
                   ELSE CASE
-                    WHEN JSON_TYPE(_v100) = 'NULL'
+                    WHEN JSON_TYPE(_v52) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v100) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v100 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v100) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v52) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v52 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v52) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v100) = 'ARRAY'
+                    WHEN JSON_TYPE(_v52) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v100) = 'OBJECT'
+                    WHEN JSON_TYPE(_v52) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END > 3
@@ -1322,162 +866,86 @@ FROM (
                   [
                     LIST_TRANSFORM(
                       [
-                        LIST_TRANSFORM(
-                          [
-                            LIST_TRANSFORM(
-                              [COALESCE(key_6_types[1], 'NULL')],
-                              LAMBDA _v102 : CASE
-                                WHEN _v102 = 'NULL'
-                                THEN 'null'
-                                WHEN _v102 = 'BOOLEAN'
-                                THEN 'boolean'
-                                WHEN _v102 = 'VARCHAR'
-                                THEN 'string'
-                                WHEN _v102 = 'ARRAY'
-                                THEN 'array'
-                                WHEN _v102 = 'OBJECT'
-                                THEN 'object'
-                                WHEN _v102 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                THEN 'number'
-                              END
-                            )[1]
-                          ],
-                          LAMBDA _v103 : _v103 = 'array'
-                        )[1]
+                        CASE
+                          WHEN COALESCE(key_6_types[1], 'NULL') = 'NULL'
+                          THEN 'null'
+                          WHEN COALESCE(key_6_types[1], 'NULL') = 'BOOLEAN'
+                          THEN 'boolean'
+                          WHEN COALESCE(key_6_types[1], 'NULL') = 'VARCHAR'
+                          THEN 'string'
+                          WHEN COALESCE(key_6_types[1], 'NULL') = 'ARRAY'
+                          THEN 'array'
+                          WHEN COALESCE(key_6_types[1], 'NULL') = 'OBJECT'
+                          THEN 'object'
+                          WHEN COALESCE(key_6_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN 'number'
+                        END = 'array'
                       ],
-                      LAMBDA _v107 : LIST_TRANSFORM(
-                        [
-                          LIST_TRANSFORM(
-                            [
-                              LIST_TRANSFORM(
-                                [COALESCE(key_6, CAST('null' AS JSON))],
-                                LAMBDA _v104 : LIST_TRANSFORM(
-                                  [COALESCE(key_6_types[1], 'NULL')],
-                                  LAMBDA _v105 : CAST(CASE
-                                    WHEN _v105 IN ('NULL')
-                                    THEN 0
-                                    WHEN _v105 IN ('ARRAY')
-                                    THEN JSON_ARRAY_LENGTH(_v104)
-                                    WHEN _v105 IN ('OBJECT')
-                                    THEN LEN(JSON_KEYS(_v104))
-                                    WHEN _v105 IN ('VARCHAR')
-                                    THEN LENGTH(JSON_EXTRACT_STRING(_v104, '$'))
-                                    WHEN _v105 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                    THEN ABS(TRY_CAST(_v104 AS DOUBLE))
-                                  END AS DOUBLE)
-                                )[1]
-                              )[1]
-                            ],
-                            LAMBDA _v106 : 0.0 < _v106
-                          )[1]
-                        ],
-                        LAMBDA _v108 : CASE WHEN _v107 IS NULL THEN NULL WHEN NOT _v107 THEN FALSE ELSE _v108 END
-                      )[1]
+                      LAMBDA _v56 : CASE
+                        WHEN _v56 IS NULL
+                        THEN NULL
+                        WHEN NOT _v56
+                        THEN FALSE
+                        ELSE 0.0 < CAST(CASE
+                          WHEN COALESCE(key_6_types[1], 'NULL') IN ('NULL')
+                          THEN 0
+                          WHEN COALESCE(key_6_types[1], 'NULL') IN ('ARRAY')
+                          THEN JSON_ARRAY_LENGTH(COALESCE(key_6, CAST('null' AS JSON)))
+                          WHEN COALESCE(key_6_types[1], 'NULL') IN ('OBJECT')
+                          THEN LEN(JSON_KEYS(COALESCE(key_6, CAST('null' AS JSON))))
+                          WHEN COALESCE(key_6_types[1], 'NULL') IN ('VARCHAR')
+                          THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_6, CAST('null' AS JSON)), '$'))
+                          WHEN COALESCE(key_6_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN ABS(TRY_CAST(COALESCE(key_6, CAST('null' AS JSON)) AS DOUBLE))
+                        END AS DOUBLE)
+                      END
                     )[1]
                   ],
-                  LAMBDA _v111 : LIST_TRANSFORM(
-                    [
-                      LIST_TRANSFORM(
-                        [
-                          CASE
-                            WHEN COALESCE((
-                              NOT key_6_types[1] IN ('ARRAY', 'NULL')
-                            ), FALSE)
-                            THEN CAST(NULL AS JSON)
-                            ELSE COALESCE(key_6_values[1], CAST('null' AS JSON))
-                          END
-                        ],
-                        LAMBDA _v109 : LIST_TRANSFORM(
-                          [CAST('null' AS JSON)],
-                          LAMBDA _v110 : NOT (
-                            CASE
-                              WHEN _v109 IS NULL
-                              THEN NULL
-                              ELSE CASE
-                                WHEN _v110 IS NULL
-                                THEN NULL
-                                ELSE COALESCE(
-                                  (
-                                    CASE
-                                      WHEN (
-                                        JSON_TYPE(_v109) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      AND (
-                                        JSON_TYPE(_v110) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      THEN TRY_CAST(_v109 AS DOUBLE) = TRY_CAST(_v110 AS DOUBLE)
-                                      ELSE CAST(_v109 AS TEXT) = CAST(_v110 AS TEXT)
-                                    END
-                                  ),
-                                  FALSE
-                                )
-                              END
-                            END
-                          )
-                        )[1]
-                      )[1]
-                    ],
-                    LAMBDA _v112 : CASE WHEN _v111 IS NULL THEN NULL WHEN NOT _v111 THEN FALSE ELSE _v112 END
-                  )[1]
+                  LAMBDA _v58 : CASE
+                    WHEN _v58 IS NULL
+                    THEN NULL
+                    WHEN NOT _v58
+                    THEN FALSE
+                    ELSE NOT (
+                      CAST(CASE
+                        WHEN COALESCE((
+                          NOT key_6_types[1] IN ('ARRAY', 'NULL')
+                        ), FALSE)
+                        THEN CAST(NULL AS JSON)
+                        ELSE COALESCE(key_6_values[1], CAST('null' AS JSON))
+                      END AS TEXT) = 'null'
+                    )
+                  END
                 )[1]
               ],
-              LAMBDA _v115 : LIST_TRANSFORM(
-                [
-                  LIST_TRANSFORM(
-                    [
-                      CASE
-                        WHEN (
-                          COALESCE((
-                            NOT key_6_types[1] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        OR (
-                          COALESCE((
-                            NOT key_6_types[2] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_6_values[2], CAST('null' AS JSON))
-                      END
-                    ],
-                    LAMBDA _v113 : LIST_TRANSFORM(
-                      [CAST('null' AS JSON)],
-                      LAMBDA _v114 : NOT (
-                        CASE
-                          WHEN _v113 IS NULL
-                          THEN NULL
-                          ELSE CASE
-                            WHEN _v114 IS NULL
-                            THEN NULL
-                            ELSE COALESCE(
-                              (
-                                CASE
-                                  WHEN (
-                                    JSON_TYPE(_v113) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  AND (
-                                    JSON_TYPE(_v114) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  THEN TRY_CAST(_v113 AS DOUBLE) = TRY_CAST(_v114 AS DOUBLE)
-                                  ELSE CAST(_v113 AS TEXT) = CAST(_v114 AS TEXT)
-                                END
-                              ),
-                              FALSE
-                            )
-                          END
-                        END
-                      )
-                    )[1]
-                  )[1]
-                ],
-                LAMBDA _v116 : CASE WHEN _v115 IS NULL THEN NULL WHEN NOT _v115 THEN FALSE ELSE _v116 END
-              )[1]
+              LAMBDA _v60 : CASE
+                WHEN _v60 IS NULL
+                THEN NULL
+                WHEN NOT _v60
+                THEN FALSE
+                ELSE NOT (
+                  CAST(CASE
+                    WHEN (
+                      COALESCE((
+                        NOT key_6_types[1] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    OR (
+                      COALESCE((
+                        NOT key_6_types[2] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    THEN CAST(NULL AS JSON)
+                    ELSE COALESCE(key_6_values[2], CAST('null' AS JSON))
+                  END AS TEXT) = 'null'
+                )
+              END
             )[1]
           ],
-          LAMBDA _v118 : CASE
-            WHEN _v118 IS NULL
+          LAMBDA _v62 : CASE
+            WHEN _v62 IS NULL
             THEN NULL
-            WHEN _v118
+            WHEN _v62
             THEN LIST_TRANSFORM(
               [
                 CASE
@@ -1495,23 +963,23 @@ FROM (
                   ELSE COALESCE(key_6_values[2], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v117 : NOT (
+              LAMBDA _v61 : NOT (
                 CASE
-                  WHEN _v117 IS NULL
+                  WHEN _v61 IS NULL
                   THEN NULL
                   ELSE CASE
-                    WHEN JSON_TYPE(_v117) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                    THEN TRY_CAST(_v117 AS DOUBLE) < 1.0
+                    WHEN JSON_TYPE(_v61) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                    THEN TRY_CAST(_v61 AS DOUBLE) < 1.0
                     ELSE CASE
-                      WHEN JSON_TYPE(_v117) = 'NULL'
+                      WHEN JSON_TYPE(_v61) = 'NULL'
                       THEN 0
-                      WHEN JSON_TYPE(_v117) = 'BOOLEAN'
-                      THEN CASE WHEN CAST(_v117 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                      WHEN JSON_TYPE(_v117) = 'VARCHAR'
+                      WHEN JSON_TYPE(_v61) = 'BOOLEAN'
+                      THEN CASE WHEN CAST(_v61 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                      WHEN JSON_TYPE(_v61) = 'VARCHAR'
                       THEN 4
-                      WHEN JSON_TYPE(_v117) = 'ARRAY'
+                      WHEN JSON_TYPE(_v61) = 'ARRAY'
                       THEN 5
-                      WHEN JSON_TYPE(_v117) = 'OBJECT'
+                      WHEN JSON_TYPE(_v61) = 'OBJECT'
                       THEN 6
                       ELSE 3
                     END < 3
@@ -1536,162 +1004,86 @@ FROM (
                   [
                     LIST_TRANSFORM(
                       [
-                        LIST_TRANSFORM(
-                          [
-                            LIST_TRANSFORM(
-                              [COALESCE(key_7_types[1], 'NULL')],
-                              LAMBDA _v119 : CASE
-                                WHEN _v119 = 'NULL'
-                                THEN 'null'
-                                WHEN _v119 = 'BOOLEAN'
-                                THEN 'boolean'
-                                WHEN _v119 = 'VARCHAR'
-                                THEN 'string'
-                                WHEN _v119 = 'ARRAY'
-                                THEN 'array'
-                                WHEN _v119 = 'OBJECT'
-                                THEN 'object'
-                                WHEN _v119 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                THEN 'number'
-                              END
-                            )[1]
-                          ],
-                          LAMBDA _v120 : _v120 = 'array'
-                        )[1]
+                        CASE
+                          WHEN COALESCE(key_7_types[1], 'NULL') = 'NULL'
+                          THEN 'null'
+                          WHEN COALESCE(key_7_types[1], 'NULL') = 'BOOLEAN'
+                          THEN 'boolean'
+                          WHEN COALESCE(key_7_types[1], 'NULL') = 'VARCHAR'
+                          THEN 'string'
+                          WHEN COALESCE(key_7_types[1], 'NULL') = 'ARRAY'
+                          THEN 'array'
+                          WHEN COALESCE(key_7_types[1], 'NULL') = 'OBJECT'
+                          THEN 'object'
+                          WHEN COALESCE(key_7_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN 'number'
+                        END = 'array'
                       ],
-                      LAMBDA _v124 : LIST_TRANSFORM(
-                        [
-                          LIST_TRANSFORM(
-                            [
-                              LIST_TRANSFORM(
-                                [COALESCE(key_7, CAST('null' AS JSON))],
-                                LAMBDA _v121 : LIST_TRANSFORM(
-                                  [COALESCE(key_7_types[1], 'NULL')],
-                                  LAMBDA _v122 : CAST(CASE
-                                    WHEN _v122 IN ('NULL')
-                                    THEN 0
-                                    WHEN _v122 IN ('ARRAY')
-                                    THEN JSON_ARRAY_LENGTH(_v121)
-                                    WHEN _v122 IN ('OBJECT')
-                                    THEN LEN(JSON_KEYS(_v121))
-                                    WHEN _v122 IN ('VARCHAR')
-                                    THEN LENGTH(JSON_EXTRACT_STRING(_v121, '$'))
-                                    WHEN _v122 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                    THEN ABS(TRY_CAST(_v121 AS DOUBLE))
-                                  END AS DOUBLE)
-                                )[1]
-                              )[1]
-                            ],
-                            LAMBDA _v123 : 0.0 < _v123
-                          )[1]
-                        ],
-                        LAMBDA _v125 : CASE WHEN _v124 IS NULL THEN NULL WHEN NOT _v124 THEN FALSE ELSE _v125 END
-                      )[1]
+                      LAMBDA _v65 : CASE
+                        WHEN _v65 IS NULL
+                        THEN NULL
+                        WHEN NOT _v65
+                        THEN FALSE
+                        ELSE 0.0 < CAST(CASE
+                          WHEN COALESCE(key_7_types[1], 'NULL') IN ('NULL')
+                          THEN 0
+                          WHEN COALESCE(key_7_types[1], 'NULL') IN ('ARRAY')
+                          THEN JSON_ARRAY_LENGTH(COALESCE(key_7, CAST('null' AS JSON)))
+                          WHEN COALESCE(key_7_types[1], 'NULL') IN ('OBJECT')
+                          THEN LEN(JSON_KEYS(COALESCE(key_7, CAST('null' AS JSON))))
+                          WHEN COALESCE(key_7_types[1], 'NULL') IN ('VARCHAR')
+                          THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_7, CAST('null' AS JSON)), '$'))
+                          WHEN COALESCE(key_7_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN ABS(TRY_CAST(COALESCE(key_7, CAST('null' AS JSON)) AS DOUBLE))
+                        END AS DOUBLE)
+                      END
                     )[1]
                   ],
-                  LAMBDA _v128 : LIST_TRANSFORM(
-                    [
-                      LIST_TRANSFORM(
-                        [
-                          CASE
-                            WHEN COALESCE((
-                              NOT key_7_types[1] IN ('ARRAY', 'NULL')
-                            ), FALSE)
-                            THEN CAST(NULL AS JSON)
-                            ELSE COALESCE(key_7_values[1], CAST('null' AS JSON))
-                          END
-                        ],
-                        LAMBDA _v126 : LIST_TRANSFORM(
-                          [CAST('null' AS JSON)],
-                          LAMBDA _v127 : NOT (
-                            CASE
-                              WHEN _v126 IS NULL
-                              THEN NULL
-                              ELSE CASE
-                                WHEN _v127 IS NULL
-                                THEN NULL
-                                ELSE COALESCE(
-                                  (
-                                    CASE
-                                      WHEN (
-                                        JSON_TYPE(_v126) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      AND (
-                                        JSON_TYPE(_v127) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      THEN TRY_CAST(_v126 AS DOUBLE) = TRY_CAST(_v127 AS DOUBLE)
-                                      ELSE CAST(_v126 AS TEXT) = CAST(_v127 AS TEXT)
-                                    END
-                                  ),
-                                  FALSE
-                                )
-                              END
-                            END
-                          )
-                        )[1]
-                      )[1]
-                    ],
-                    LAMBDA _v129 : CASE WHEN _v128 IS NULL THEN NULL WHEN NOT _v128 THEN FALSE ELSE _v129 END
-                  )[1]
+                  LAMBDA _v67 : CASE
+                    WHEN _v67 IS NULL
+                    THEN NULL
+                    WHEN NOT _v67
+                    THEN FALSE
+                    ELSE NOT (
+                      CAST(CASE
+                        WHEN COALESCE((
+                          NOT key_7_types[1] IN ('ARRAY', 'NULL')
+                        ), FALSE)
+                        THEN CAST(NULL AS JSON)
+                        ELSE COALESCE(key_7_values[1], CAST('null' AS JSON))
+                      END AS TEXT) = 'null'
+                    )
+                  END
                 )[1]
               ],
-              LAMBDA _v132 : LIST_TRANSFORM(
-                [
-                  LIST_TRANSFORM(
-                    [
-                      CASE
-                        WHEN (
-                          COALESCE((
-                            NOT key_7_types[1] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        OR (
-                          COALESCE((
-                            NOT key_7_types[2] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_7_values[2], CAST('null' AS JSON))
-                      END
-                    ],
-                    LAMBDA _v130 : LIST_TRANSFORM(
-                      [CAST('null' AS JSON)],
-                      LAMBDA _v131 : NOT (
-                        CASE
-                          WHEN _v130 IS NULL
-                          THEN NULL
-                          ELSE CASE
-                            WHEN _v131 IS NULL
-                            THEN NULL
-                            ELSE COALESCE(
-                              (
-                                CASE
-                                  WHEN (
-                                    JSON_TYPE(_v130) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  AND (
-                                    JSON_TYPE(_v131) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  THEN TRY_CAST(_v130 AS DOUBLE) = TRY_CAST(_v131 AS DOUBLE)
-                                  ELSE CAST(_v130 AS TEXT) = CAST(_v131 AS TEXT)
-                                END
-                              ),
-                              FALSE
-                            )
-                          END
-                        END
-                      )
-                    )[1]
-                  )[1]
-                ],
-                LAMBDA _v133 : CASE WHEN _v132 IS NULL THEN NULL WHEN NOT _v132 THEN FALSE ELSE _v133 END
-              )[1]
+              LAMBDA _v69 : CASE
+                WHEN _v69 IS NULL
+                THEN NULL
+                WHEN NOT _v69
+                THEN FALSE
+                ELSE NOT (
+                  CAST(CASE
+                    WHEN (
+                      COALESCE((
+                        NOT key_7_types[1] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    OR (
+                      COALESCE((
+                        NOT key_7_types[2] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    THEN CAST(NULL AS JSON)
+                    ELSE COALESCE(key_7_values[2], CAST('null' AS JSON))
+                  END AS TEXT) = 'null'
+                )
+              END
             )[1]
           ],
-          LAMBDA _v135 : CASE
-            WHEN _v135 IS NULL
+          LAMBDA _v71 : CASE
+            WHEN _v71 IS NULL
             THEN NULL
-            WHEN _v135
+            WHEN _v71
             THEN LIST_TRANSFORM(
               [
                 CASE
@@ -1709,22 +1101,22 @@ FROM (
                   ELSE COALESCE(key_7_values[2], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v134 : CASE
-                WHEN _v134 IS NULL
+              LAMBDA _v70 : CASE
+                WHEN _v70 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v134) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.5 < TRY_CAST(_v134 AS DOUBLE)
+                  WHEN JSON_TYPE(_v70) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN 0.5 < TRY_CAST(_v70 AS DOUBLE)
                   ELSE CASE
-                    WHEN JSON_TYPE(_v134) = 'NULL'
+                    WHEN JSON_TYPE(_v70) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v134) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v134 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v134) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v70) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v70 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v70) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v134) = 'ARRAY'
+                    WHEN JSON_TYPE(_v70) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v134) = 'OBJECT'
+                    WHEN JSON_TYPE(_v70) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END > 3
@@ -1748,162 +1140,86 @@ FROM (
                   [
                     LIST_TRANSFORM(
                       [
-                        LIST_TRANSFORM(
-                          [
-                            LIST_TRANSFORM(
-                              [COALESCE(key_8_types[1], 'NULL')],
-                              LAMBDA _v136 : CASE
-                                WHEN _v136 = 'NULL'
-                                THEN 'null'
-                                WHEN _v136 = 'BOOLEAN'
-                                THEN 'boolean'
-                                WHEN _v136 = 'VARCHAR'
-                                THEN 'string'
-                                WHEN _v136 = 'ARRAY'
-                                THEN 'array'
-                                WHEN _v136 = 'OBJECT'
-                                THEN 'object'
-                                WHEN _v136 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                THEN 'number'
-                              END
-                            )[1]
-                          ],
-                          LAMBDA _v137 : _v137 = 'array'
-                        )[1]
+                        CASE
+                          WHEN COALESCE(key_8_types[1], 'NULL') = 'NULL'
+                          THEN 'null'
+                          WHEN COALESCE(key_8_types[1], 'NULL') = 'BOOLEAN'
+                          THEN 'boolean'
+                          WHEN COALESCE(key_8_types[1], 'NULL') = 'VARCHAR'
+                          THEN 'string'
+                          WHEN COALESCE(key_8_types[1], 'NULL') = 'ARRAY'
+                          THEN 'array'
+                          WHEN COALESCE(key_8_types[1], 'NULL') = 'OBJECT'
+                          THEN 'object'
+                          WHEN COALESCE(key_8_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN 'number'
+                        END = 'array'
                       ],
-                      LAMBDA _v141 : LIST_TRANSFORM(
-                        [
-                          LIST_TRANSFORM(
-                            [
-                              LIST_TRANSFORM(
-                                [COALESCE(key_8, CAST('null' AS JSON))],
-                                LAMBDA _v138 : LIST_TRANSFORM(
-                                  [COALESCE(key_8_types[1], 'NULL')],
-                                  LAMBDA _v139 : CAST(CASE
-                                    WHEN _v139 IN ('NULL')
-                                    THEN 0
-                                    WHEN _v139 IN ('ARRAY')
-                                    THEN JSON_ARRAY_LENGTH(_v138)
-                                    WHEN _v139 IN ('OBJECT')
-                                    THEN LEN(JSON_KEYS(_v138))
-                                    WHEN _v139 IN ('VARCHAR')
-                                    THEN LENGTH(JSON_EXTRACT_STRING(_v138, '$'))
-                                    WHEN _v139 IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                    THEN ABS(TRY_CAST(_v138 AS DOUBLE))
-                                  END AS DOUBLE)
-                                )[1]
-                              )[1]
-                            ],
-                            LAMBDA _v140 : 0.0 < _v140
-                          )[1]
-                        ],
-                        LAMBDA _v142 : CASE WHEN _v141 IS NULL THEN NULL WHEN NOT _v141 THEN FALSE ELSE _v142 END
-                      )[1]
+                      LAMBDA _v74 : CASE
+                        WHEN _v74 IS NULL
+                        THEN NULL
+                        WHEN NOT _v74
+                        THEN FALSE
+                        ELSE 0.0 < CAST(CASE
+                          WHEN COALESCE(key_8_types[1], 'NULL') IN ('NULL')
+                          THEN 0
+                          WHEN COALESCE(key_8_types[1], 'NULL') IN ('ARRAY')
+                          THEN JSON_ARRAY_LENGTH(COALESCE(key_8, CAST('null' AS JSON)))
+                          WHEN COALESCE(key_8_types[1], 'NULL') IN ('OBJECT')
+                          THEN LEN(JSON_KEYS(COALESCE(key_8, CAST('null' AS JSON))))
+                          WHEN COALESCE(key_8_types[1], 'NULL') IN ('VARCHAR')
+                          THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_8, CAST('null' AS JSON)), '$'))
+                          WHEN COALESCE(key_8_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                          THEN ABS(TRY_CAST(COALESCE(key_8, CAST('null' AS JSON)) AS DOUBLE))
+                        END AS DOUBLE)
+                      END
                     )[1]
                   ],
-                  LAMBDA _v145 : LIST_TRANSFORM(
-                    [
-                      LIST_TRANSFORM(
-                        [
-                          CASE
-                            WHEN COALESCE((
-                              NOT key_8_types[1] IN ('ARRAY', 'NULL')
-                            ), FALSE)
-                            THEN CAST(NULL AS JSON)
-                            ELSE COALESCE(key_8_values[1], CAST('null' AS JSON))
-                          END
-                        ],
-                        LAMBDA _v143 : LIST_TRANSFORM(
-                          [CAST('null' AS JSON)],
-                          LAMBDA _v144 : NOT (
-                            CASE
-                              WHEN _v143 IS NULL
-                              THEN NULL
-                              ELSE CASE
-                                WHEN _v144 IS NULL
-                                THEN NULL
-                                ELSE COALESCE(
-                                  (
-                                    CASE
-                                      WHEN (
-                                        JSON_TYPE(_v143) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      AND (
-                                        JSON_TYPE(_v144) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                      )
-                                      THEN TRY_CAST(_v143 AS DOUBLE) = TRY_CAST(_v144 AS DOUBLE)
-                                      ELSE CAST(_v143 AS TEXT) = CAST(_v144 AS TEXT)
-                                    END
-                                  ),
-                                  FALSE
-                                )
-                              END
-                            END
-                          )
-                        )[1]
-                      )[1]
-                    ],
-                    LAMBDA _v146 : CASE WHEN _v145 IS NULL THEN NULL WHEN NOT _v145 THEN FALSE ELSE _v146 END
-                  )[1]
+                  LAMBDA _v76 : CASE
+                    WHEN _v76 IS NULL
+                    THEN NULL
+                    WHEN NOT _v76
+                    THEN FALSE
+                    ELSE NOT (
+                      CAST(CASE
+                        WHEN COALESCE((
+                          NOT key_8_types[1] IN ('ARRAY', 'NULL')
+                        ), FALSE)
+                        THEN CAST(NULL AS JSON)
+                        ELSE COALESCE(key_8_values[1], CAST('null' AS JSON))
+                      END AS TEXT) = 'null'
+                    )
+                  END
                 )[1]
               ],
-              LAMBDA _v149 : LIST_TRANSFORM(
-                [
-                  LIST_TRANSFORM(
-                    [
-                      CASE
-                        WHEN (
-                          COALESCE((
-                            NOT key_8_types[1] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        OR (
-                          COALESCE((
-                            NOT key_8_types[2] IN ('ARRAY', 'NULL')
-                          ), FALSE)
-                        )
-                        THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_8_values[2], CAST('null' AS JSON))
-                      END
-                    ],
-                    LAMBDA _v147 : LIST_TRANSFORM(
-                      [CAST('null' AS JSON)],
-                      LAMBDA _v148 : NOT (
-                        CASE
-                          WHEN _v147 IS NULL
-                          THEN NULL
-                          ELSE CASE
-                            WHEN _v148 IS NULL
-                            THEN NULL
-                            ELSE COALESCE(
-                              (
-                                CASE
-                                  WHEN (
-                                    JSON_TYPE(_v147) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  AND (
-                                    JSON_TYPE(_v148) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                                  )
-                                  THEN TRY_CAST(_v147 AS DOUBLE) = TRY_CAST(_v148 AS DOUBLE)
-                                  ELSE CAST(_v147 AS TEXT) = CAST(_v148 AS TEXT)
-                                END
-                              ),
-                              FALSE
-                            )
-                          END
-                        END
-                      )
-                    )[1]
-                  )[1]
-                ],
-                LAMBDA _v150 : CASE WHEN _v149 IS NULL THEN NULL WHEN NOT _v149 THEN FALSE ELSE _v150 END
-              )[1]
+              LAMBDA _v78 : CASE
+                WHEN _v78 IS NULL
+                THEN NULL
+                WHEN NOT _v78
+                THEN FALSE
+                ELSE NOT (
+                  CAST(CASE
+                    WHEN (
+                      COALESCE((
+                        NOT key_8_types[1] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    OR (
+                      COALESCE((
+                        NOT key_8_types[2] IN ('ARRAY', 'NULL')
+                      ), FALSE)
+                    )
+                    THEN CAST(NULL AS JSON)
+                    ELSE COALESCE(key_8_values[2], CAST('null' AS JSON))
+                  END AS TEXT) = 'null'
+                )
+              END
             )[1]
           ],
-          LAMBDA _v152 : CASE
-            WHEN _v152 IS NULL
+          LAMBDA _v80 : CASE
+            WHEN _v80 IS NULL
             THEN NULL
-            WHEN _v152
+            WHEN _v80
             THEN LIST_TRANSFORM(
               [
                 CASE
@@ -1921,22 +1237,22 @@ FROM (
                   ELSE COALESCE(key_8_values[2], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v151 : CASE
-                WHEN _v151 IS NULL
+              LAMBDA _v79 : CASE
+                WHEN _v79 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v151) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.3 < TRY_CAST(_v151 AS DOUBLE)
+                  WHEN JSON_TYPE(_v79) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN 0.3 < TRY_CAST(_v79 AS DOUBLE)
                   ELSE CASE
-                    WHEN JSON_TYPE(_v151) = 'NULL'
+                    WHEN JSON_TYPE(_v79) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v151) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v151 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v151) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v79) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v79 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v79) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v151) = 'ARRAY'
+                    WHEN JSON_TYPE(_v79) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v151) = 'OBJECT'
+                    WHEN JSON_TYPE(_v79) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END > 3

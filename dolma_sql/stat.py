@@ -218,17 +218,18 @@ def _partial_path(directory: str, path: str, bins: int, regex: str | None) -> st
 def _aggregate(partials: list[str], bins: int) -> list[Summary]:
     """Merge per-file summaries: their bins are bucketed again with their counts, totals and sums added."""
     decode = msgspec.json.Decoder(Summary).decode
-    parts: dict[str, list[Buckets]] = {}
+    merged: dict[str, Buckets] = {}  # merged as files come, so memory is bounded by the buckets, not the files
     totals: dict[str, int] = {}
     sums: dict[str, float] = {}
     for partial in partials:
         with open(partial, "rb") as handle:
             for line in handle:
                 summary = decode(line)
-                parts.setdefault(summary.name, []).append(bucket_values(summary.bins[: len(summary.counts)], summary.counts))
+                buckets = bucket_values(summary.bins[: len(summary.counts)], summary.counts)
+                merged[summary.name] = merge([merged[summary.name], buckets]) if summary.name in merged else buckets
                 totals[summary.name] = totals.get(summary.name, 0) + summary.total
                 sums[summary.name] = sums.get(summary.name, 0) + summary.sum
-    return [summary_of(name, merge(parts[name]), bins, totals[name], sums[name]) for name in parts]
+    return [summary_of(name, merged[name], bins, totals[name], sums[name]) for name in merged]
 
 
 # ------------------------------------------------------------------------------ output

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path

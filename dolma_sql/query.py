@@ -17,6 +17,7 @@ import tempfile
 import duckdb
 import sqlglot
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from sqlglot import exp
 
@@ -134,7 +135,7 @@ def _cell(value) -> str:
     if value is None:
         return "[dim]NULL[/dim]"
     text = str(value)
-    return text if len(text) <= 300 else text[:300] + "…"
+    return escape(text if len(text) <= 300 else text[:300] + "…")
 
 
 def export(connection: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation, fmt: str, output: str | None, corpus: Corpus | None) -> None:

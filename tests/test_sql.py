@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import SHARED
 from dolma_sql.errors import DolmaSqlError
 from dolma_sql.query import check_read_only
 from dolma_sql.views import discover, view_statements
@@ -54,8 +55,7 @@ def spans_of(value) -> list[tuple[int, int, float]] | None:
 def corpus(tmp_path_factory) -> Path:
     """Three document files from gencorpus, with two attribute sets of random spans (one file per document file)."""
     root = tmp_path_factory.mktemp("sqlcorpus")
-    generator = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "gencorpus.py"
-    generator = Path(os.environ.get("DOLMA_SQL_SHARED", generator.parent.parent)) / "bench" / "gencorpus.py"
+    generator = SHARED / "bench" / "gencorpus.py"
     subprocess.run([sys.executable, str(generator), str(root), "--docs", "300", "--files", "3", "--seed", "7"], check=True, capture_output=True)
     rng = np.random.default_rng(0)
     for doc_path in sorted((root / "documents").glob("*.jsonl.gz")):

@@ -761,9 +761,22 @@ def run(config: DeduperConfig) -> Report:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _extract(jobs: list[FileJob], indexes: list[int], work: str, settings: Settings, processes: int) -> None:
+def _extract(jobs: list[FileJob], indexes: list[int], work: str, settings: Settings, processes: int, on_file=None) -> None:
+    """Run phase 1 over the files; ``on_file(index)`` is called in the parent for each file, in input order,
+    as soon as it and every file before it are extracted (so resolving overlaps with extracting)."""
     units = [ExtractUnit(jobs[i].path, i, os.path.join(work, f"{i:06d}"), settings) for i in indexes]
-    run_units(extract_file, units, executor=LocalExecutor(processes), label="hashing keys")
+    finished: set[int] = set()
+    next_position = 0
+
+    def in_order(unit: ExtractUnit, _counters) -> None:
+        nonlocal next_position
+        finished.add(unit.index)
+        while next_position < len(indexes) and indexes[next_position] in finished:
+            on_file(indexes[next_position])
+            next_position += 1
+
+    run_units(extract_file, units, executor=LocalExecutor(processes), label="deduplicating",
+              on_result=in_order if on_file else None)
 
 
 def _open_filter(config: DeduperConfig, fingerprinter: Fingerprinter) -> BloomFilter:
@@ -788,6 +801,13 @@ def _open_filter(config: DeduperConfig, fingerprinter: Fingerprinter) -> BloomFi
     size = plan_size(size_in_bytes=options.size_in_bytes, estimated_count=options.estimated_doc_count,
                      false_positive_rate=options.desired_false_positive_rate)
     return BloomFilter.create(size, hash_scheme=HASH_SCHEME, canary=fingerprinter.canary())
+
+
+def _remove_intermediates(prefix: str) -> None:
+    for name in ("docs", "units", "keys"):
+        for extension in ("arrow", "parquet"):
+            if os.path.exists(f"{prefix}.{name}.{extension}"):
+                os.remove(f"{prefix}.{name}.{extension}")
 
 
 CHECKPOINT_SECONDS = 120.0
@@ -820,27 +840,36 @@ def _run_bloom(config: DeduperConfig, settings: Settings, jobs: list[FileJob], w
                 path=config.bloom_filter.file,
                 hint="use a new bloom_filter.file (or delete this one) to deduplicate from scratch",
             )
-    if todo:
-        _extract(jobs, todo, work, settings, processes)
     last_save = time.monotonic()
-    for index in todo:
+    consistent = True  # the in-memory filter holds exactly the journal's files
+
+    def resolve(index: int) -> None:
+        nonlocal last_save, consistent
         job, prefix = jobs[index], os.path.join(work, f"{index:06d}")
         keys = read_table(prefix, "keys", parquet=False, columns=["fp0", "repeat"])
         fingerprint = keys.column("fp0").to_numpy()
         if read_only:  # nothing is inserted, so a key repeated inside the input is not a duplicate
             duplicate = bloom.check_and_insert(fingerprint, insert=False)
         else:
+            consistent = False
             duplicate = keys.column("repeat").to_numpy().copy()
             fresh = np.flatnonzero(~duplicate)
             duplicate[fresh] = bloom.check_and_insert(fingerprint[fresh], insert=True, distinct=True)
         write_attributes(job, prefix, duplicate, settings, stats)
+        _remove_intermediates(prefix)
         if not read_only:
             bloom.journal.append(_journal_entry(job))
+            consistent = True
             if time.monotonic() - last_save > CHECKPOINT_SECONDS:
                 bloom.save(config.bloom_filter.file)
                 last_save = time.monotonic()
-    if not read_only and todo:
-        bloom.save(config.bloom_filter.file)
+
+    try:
+        if todo:
+            _extract(jobs, todo, work, settings, processes, on_file=resolve)
+    finally:  # on success, and after a failure too (what is done stays done), if the state is consistent
+        if not read_only and todo and consistent:
+            bloom.save(config.bloom_filter.file)
     return Report("bloom" + (" (read-only)" if read_only else ""), stats, time.perf_counter() - started, bloom.num_bits,
                   bloom.num_hashes, bloom.fill_ratio(), bloom.estimated_false_positive_rate())
 

@@ -72,11 +72,14 @@ def run_units(
     executor: Executor,
     label: str,
     quiet: bool = False,
+    on_result: Callable[[U, Counters], None] | None = None,
 ) -> Counters:
     """Run every unit, show progress (files and documents/s), and sum the counters.
 
     A unit that fails with a user error does not stop the others (their outputs are
     complete and a rerun skips them); the first such error is raised at the end.
+    ``on_result(unit, counters)`` runs in the calling process as each unit succeeds, so the
+    caller can consume finished units while others are still running.
     """
     totals: Counters = {}
     errors: list[DolmaSqlError] = []
@@ -92,12 +95,14 @@ def run_units(
     )
     with progress:
         task = progress.add_task(label, total=len(units), documents=0, rate=0)
-        for _unit, result in executor.map_unordered(fn, units):
+        for unit, result in executor.map_unordered(fn, units):
             if isinstance(result, BaseException):
                 errors.append(result)
             else:
                 for key, value in result.items():
                     totals[key] = totals.get(key, 0) + value
+                if on_result is not None:
+                    on_result(unit, result)
             elapsed = progress.tasks[0].elapsed or 1e-9
             documents = totals.get("documents", 0)
             progress.update(task, advance=1, documents=documents, rate=documents / elapsed)

@@ -605,7 +605,8 @@ class JqCompiler:
                 bindings.append((name, value.expr))
         result = body(*bound)
         for name, source in reversed(bindings):
-            expression = result.expr.copy()  # unshared, so replace() edits exactly one place
+            # a node reachable twice (shared) is found twice, so a single use has one true parent
+            expression = result.expr
             uses = [c for c in expression.find_all(exp.Column) if c.name == name and not c.table]
             if len(uses) == 1 and uses[0] is expression:
                 result = type(result)(source)

@@ -470,6 +470,15 @@ def tag_texts(name: str, texts: pa.Array, seed: int = 0, **columns: pa.Array) ->
     return encode_attribute_fields(len(table), keyed_output("", spec, output)).cast(pa.string())
 
 
+def _duckdb_udf(name: str, extra: tuple[str, ...]):
+    """A function of exactly ``1 + len(extra)`` Arrow arguments (DuckDB checks the arity)."""
+    if not extra:
+        return lambda texts: tag_texts(name, texts)
+    if len(extra) == 1:
+        return lambda texts, first: tag_texts(name, texts, **{extra[0]: first})
+    raise NotImplementedError(f"tagger {name!r} needs {extra}: at most one field besides text is supported in SQL")
+
+
 def register_duckdb_functions(connection, names: Sequence[str] | None = None) -> list[str]:
     """Register taggers as Arrow-vectorized DuckDB scalar functions: ``gopher_v1(text) -> VARCHAR``.
 
@@ -486,13 +495,10 @@ def register_duckdb_functions(connection, names: Sequence[str] | None = None) ->
     for spec in specs:
         extra = [f for f in spec.needs if f != "text"]
 
-        def udf(texts, *args, _name=spec.name, _extra=tuple(extra)):
-            return tag_texts(_name, texts, **dict(zip(_extra, args)))
-
         function_name = make_variable_name(spec.name)
         connection.create_function(
             function_name,
-            udf,
+            _duckdb_udf(spec.name, tuple(extra)),
             [duckdb.sqltype("VARCHAR")] * (1 + len(extra)),
             duckdb.sqltype("VARCHAR"),
             type="arrow",

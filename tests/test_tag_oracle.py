@@ -29,12 +29,14 @@ OFFLINE = [
 # Python's backtracking regex with a backreference: quadratic on long texts (in both systems), so not run on
 # the generated corpus or the multiple_files documents, which have texts of 100k+ characters
 REPETITIONS = ["repetitions_v1", "paragraph_repetitions_v1"]
+LANGUAGE = ["cld2_doc_v2", "cld2_paragraph_v2", "cld2_en_doc_v2", "cld2_en_paragraph_v2", "cld2_en_paragraph_with_doc_score_v2"]
 # upstream crashes (ZeroDivisionError) on a text without words: compared on corpora that have none
 WORDS_REQUIRED = ["pii_regex_v1", "pii_regex_with_counts_v2"]
 TAGGER_SETS = {
     "offline": OFFLINE,
     "words_required": WORDS_REQUIRED,
     "repetitions": REPETITIONS,
+    "language": LANGUAGE,
 }
 CORPORA = ["provided", "multiple", "generated", "edge"]
 SKIP = {("edge", "words_required"), ("generated", "repetitions"), ("multiple", "repetitions")}

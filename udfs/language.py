@@ -1,0 +1,138 @@
+"""Language identification taggers (dolma ``taggers/language.py``): CLD2 (pycld2).
+
+CLD2 is a C library called once per text (document or paragraph): these taggers are
+per-document by nature. Paragraphs come from the shared vectorized split; the loop below only
+calls the library and collects spans.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+from dolma_sql.errors import ConfigError
+from dolma_sql.tagging import Spans, TagBatch, tagger
+from dolma_sql.udfs.text import Segments, paragraphs
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]+")  # \p{Cc} and \p{Cs}, which CLD2 rejects
+
+
+def require_pycld2() -> None:
+    try:
+        import anyascii  # noqa: F401  (upstream retries CLD2 on transliterated text)
+        import pycld2  # noqa: F401
+    except ImportError as error:
+        raise ConfigError(
+            f"the cld2 taggers need pycld2 and anyascii ({error.name} is missing)",
+            path="taggers",
+            hint="pip install pycld2 anyascii (or `pip install dolma-sql[lang]`)",
+        ) from None
+
+
+def cld2_languages(text: str) -> list[tuple[str, float]]:
+    """dolma's CLD2 call: retry on transliterated then on sanitised text; reliable, known languages only.
+
+    The language code is the first two letters of CLD2's language *name* (``GERMAN`` -> ``ge``), as upstream.
+    """
+    import pycld2
+
+    details, reliable = (), False
+    for prepare in (_identity, _transliterate, _sanitize):
+        try:
+            reliable, _, details = pycld2.detect(prepare(text))
+            break
+        except pycld2.error:
+            continue
+    return [(d[0][:2].lower(), d[2] / 100.0) for d in details if d[0] != "UNKNOWN_LANGUAGE" and reliable]
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def _transliterate(text: str) -> str:
+    from anyascii import anyascii
+
+    return anyascii(text)
+
+
+def _sanitize(text: str) -> str:
+    return _CONTROL.sub("", text)
+
+
+def _english_only(predictions: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    return [(lang, score) for lang, score in predictions if lang == "en"] or [("en", 0.0)]
+
+
+def _predict(units: Segments, predict: Callable[[str], list[tuple[str, float]]]) -> dict[str, Spans]:
+    """Spans per language over ``units`` (documents or paragraphs), in the order the languages first appear."""
+    collected: dict[str, list[tuple[int, int, int, float]]] = {}
+    seen: dict[str, list[tuple[str, float]]] = {}  # repeated paragraphs (boilerplate) are detected once per batch
+    for row, start, end, text in zip(units.rows.tolist(), units.starts.tolist(), units.ends.tolist(), units.text.to_list()):
+        predictions = seen.get(text)
+        if predictions is None:
+            predictions = seen[text] = predict(text)
+        for language, score in predictions:
+            collected.setdefault(language, []).append((row, start, end, score))
+    output = {}
+    for language, items in collected.items():
+        rows, starts, ends, scores = zip(*items)
+        output[language] = Spans(rows, starts, ends, scores)
+    return output
+
+
+def _documents(batch: TagBatch) -> Segments:
+    n = len(batch)
+    return Segments(np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64), batch.lengths, batch.series)
+
+
+def _with_negatives(output: dict[str, Spans]) -> dict[str, Spans]:
+    negatives = {f"not_{t}": Spans(s.rows, s.starts, s.ends, 1.0 - s.scores) for t, s in output.items()}
+    return {**output, **negatives}
+
+
+def _paragraph_texts(batch: TagBatch) -> Segments:
+    """Paragraphs with their newline, as upstream passes ``paragraph.text`` to the detector."""
+    paras = paragraphs(batch)
+    has_newline = (paras.ends - paras.starts) > paras.text.str.len_chars().to_numpy()
+    import polars as pl
+
+    texts = pl.select(pl.when(pl.Series(has_newline)).then(paras.text + "\n").otherwise(paras.text)).to_series()
+    return Segments(paras.rows, paras.starts, paras.ends, texts)
+
+
+@tagger("cld2_doc_v2", types=["<language>"], requires="pycld2", check=require_pycld2, vectorized=False)
+def cld2_doc_v2(batch: TagBatch):
+    return _predict(_documents(batch), cld2_languages)
+
+
+@tagger("cld2_paragraph_v2", types=["<language>"], requires="pycld2", check=require_pycld2, vectorized=False)
+def cld2_paragraph_v2(batch: TagBatch):
+    return _predict(_paragraph_texts(batch), cld2_languages)
+
+
+@tagger("cld2_en_doc_v2", types=["en", "not_en"], requires="pycld2", check=require_pycld2, vectorized=False)
+def cld2_en_doc_v2(batch: TagBatch):
+    return _with_negatives(_predict(_documents(batch), lambda text: _english_only(cld2_languages(text))))
+
+
+@tagger("cld2_en_paragraph_v2", types=["en", "not_en"], requires="pycld2", check=require_pycld2, vectorized=False)
+def cld2_en_paragraph_v2(batch: TagBatch):
+    return _with_negatives(_predict(_paragraph_texts(batch), lambda text: _english_only(cld2_languages(text))))
+
+
+def with_document_score(batch: TagBatch, output: dict[str, Spans]) -> dict[str, Spans]:
+    """``doc_en``: characters of each paragraph x its English score / len(text); 0 and 0 for an empty text."""
+    english = output.get("en", Spans.empty())
+    weighted = np.bincount(english.rows, weights=(english.ends - english.starts) * english.scores, minlength=len(batch))
+    lengths = batch.lengths
+    doc_en = np.where(lengths > 0, weighted / np.maximum(lengths, 1), 0.0)
+    doc_not_en = np.where(lengths > 0, 1 - doc_en, 0.0)
+    return {**output, "doc_en": Spans.document(lengths, doc_en), "doc_not_en": Spans.document(lengths, doc_not_en)}
+
+
+@tagger("cld2_en_paragraph_with_doc_score_v2", types=["en", "not_en", "doc_en", "doc_not_en"], requires="pycld2", check=require_pycld2, vectorized=False)
+def cld2_en_paragraph_with_doc_score_v2(batch: TagBatch):
+    return with_document_score(batch, cld2_en_paragraph_v2(batch))

@@ -15,15 +15,15 @@ import argparse
 import json
 import random
 import time
-from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 import yaml
 
+from common import SHARED
 from dolma_sql.compile import SpanRule, compile_stream
 
-CONFIGS = Path("/work/shared/conformance/dolma-669f534/tests/config")
+CONFIGS = SHARED / "conformance" / "dolma-669f534" / "tests" / "config"
 PREFIX = "cc_tiny_subset_analysis_october__"
 KEYS = [
     "cld2_en_paragraph_with_doc_score_v2__doc_en", "ft_lang_id_en_paragraph_with_doc_score_v2__doc_en",

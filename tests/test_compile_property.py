@@ -96,7 +96,11 @@ def filters(draw):
         return "$.attributes[" + ",".join(f"'{n}'" for n in names) + "]", lambda doc: any(n in doc["attributes"] for n in names)
     start, end = draw(st.integers(0, 2)), draw(st.one_of(st.none(), st.integers(0, 3)))
     text = f"$.attributes.{key}[{start}:{'' if end is None else end}]"
-    return text, lambda doc: isinstance(doc["attributes"].get(key), list) and bool(doc["attributes"][key][start:end])
+    def sliced(doc):  # as upstream: an end past the array selects nothing
+        value = doc["attributes"].get(key)
+        return isinstance(value, list) and (end is None or end <= len(value)) and bool(value[start:end])
+
+    return text, sliced
 
 
 # -- the reference semantics ------------------------------------------------------------------------
@@ -145,11 +149,12 @@ def children(value):
 
 
 def select_filter(value, test):
-    if isinstance(value, dict):
-        return [value] if test(value) else []
+    """An array's elements that pass; any other value (object, scalar, null) tested itself."""
+    if value is MISSING:
+        return []
     if isinstance(value, list):
         return [v for v in value if test(v)]
-    return []
+    return [value] if test(value) else []
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

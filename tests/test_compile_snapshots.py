@@ -15,9 +15,10 @@ import pytest
 import sqlglot
 import yaml
 
+from conftest import CONFORMANCE
 from dolma_sql.compile import SpanRule, compile_stream
 
-CONFIGS = Path("/work/shared/conformance/dolma-669f534/tests/config")
+CONFIGS = CONFORMANCE / "tests" / "config"
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 

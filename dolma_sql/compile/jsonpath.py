@@ -437,34 +437,36 @@ class JsonPathCompiler:
             return Many(J.present(J.array(*[node.step(s).value(self.doc) for s in steps])))
         if isinstance(segment, Wildcard):
             return Many(J.children(node.value(self.doc)))
-        if isinstance(segment, Slice):
+        if isinstance(segment, Slice):  # as upstream, an end past the array selects nothing
             elements = J.coalesce(J.fn("json_extract", node.value(self.doc), J.lit("$[*]")), J.empty_json_list())
-            end = J.lit(segment.end) if segment.end is not None else J.length(elements)
-            return Many(J.fn("list_slice", elements, J.lit(segment.start + 1), end, J.lit(segment.step)))
+            if segment.end is None:
+                return Many(J.fn("list_slice", elements, J.lit(segment.start + 1), J.length(elements), J.lit(segment.step)))
+            sliced = J.fn("list_slice", elements, J.lit(segment.start + 1), J.lit(segment.end), J.lit(segment.step))
+            too_short = exp.GT(this=J.lit(segment.end), expression=J.length(elements))
+            return Many(J.case((too_short, J.empty_json_list()), default=sliced))
         return self._filter(segment.condition, node)
 
     def _filter(self, condition: Condition, node: One) -> One | Many:
-        """A filter tests an object itself, or each element of an array."""
+        """A filter tests each element of an array, or any other value (an object …) itself."""
         if node.base is None and self.doc.is_object(node.path):
             test = self._condition(condition, node)
             return One(None, node.path, test if node.condition is None else J.and_(node.condition, test))
         value = node.value(self.doc)
         name = J.new_lambda_name()
-        object_test = self._condition(condition, node)
+        object_test = self._condition(condition, node)  # the value itself when it is not an array
         on_array = J.list_filter(
             J.fn("json_extract", value, J.lit("$[*]")), name, self._condition(condition, One(J.var(name)))
         )
         kind = node.type(self.doc)
-        is_object = exp.EQ(this=kind, expression=J.lit("OBJECT"))
         is_array = exp.EQ(this=kind, expression=J.lit("ARRAY"))
         items = J.case(
-            (is_object, J.case((object_test, J.array(value)), default=J.empty_json_list())),
             (is_array, on_array),
+            (J.not_null(kind), J.case((object_test, J.array(value)), default=J.empty_json_list())),
             default=J.empty_json_list(),
         )
         exists = J.case(
-            (is_object, object_test),
             (is_array, exp.GT(this=J.length(on_array), expression=J.lit(0))),
+            (J.not_null(kind), object_test),
             default=exp.false(),
         )
         return Many(items, J.coalesce(exists, exp.false()))

@@ -124,6 +124,27 @@ def run_mix(system: str, cmd_prefix: list[str], syntax: str, corpus_dir: Path, o
     return result
 
 
+FLOOR = "floor: gunzip+parse+gzip"
+SYSTEMS = [FLOOR, *(f"upstream {s}" for s in SYNTAXES), *(f"dolma-sql {s}" for s in SYNTAXES)]
+CLI_NAMES = {"floor": FLOOR, **{s.replace(" ", "-"): s for s in SYSTEMS[1:]}}
+CHECKS = [("upstream jsonpath", "upstream jq")] + [(f"upstream {s}", f"dolma-sql {s}") for s in SYNTAXES]
+
+
+def run_system(system: str, corpus_dir: Path, run_dir: Path, processes: int) -> Row:
+    info = corpus_info(corpus_dir)
+    if system == FLOOR:
+        result = measure(floor_cmd(info.files, run_dir / "floor", processes))
+        shutil.rmtree(run_dir / "floor", ignore_errors=True)
+        return Row.of(system, result, info)
+    tool, syntax = system.split()
+    prefix = [str(oracle_dolma())] if tool == "upstream" else dolma_sql_cmd()
+    return Row.of(system, run_mix(system, prefix, syntax, corpus_dir, output_dir(run_dir, system), processes), info)
+
+
+def output_dir(run_dir: Path, system: str) -> Path:
+    return run_dir / system.replace(" ", "-")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=200_000)
@@ -132,6 +153,9 @@ def main(argv=None) -> int:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--skip-upstream", action="store_true",
                         help="reuse the last upstream timings and outputs for these corpus parameters and recipes")
+    parser.add_argument("--systems", nargs="+", metavar="SYSTEM", choices=list(CLI_NAMES),
+                        help="run only these (the others are shown from the last run, marked cached): "
+                             + " ".join(CLI_NAMES))
     args = parser.parse_args(argv)
 
     corpus_dir = corpus(args.docs, args.files, args.seed)
@@ -139,56 +163,41 @@ def main(argv=None) -> int:
     upstream_attributes(corpus_dir, ATTRIBUTE_SETS, processes=args.processes)
     run_dir = CACHE / f"mix-{args.docs}-{args.files}-{args.seed}-p{args.processes}"
     run_dir.mkdir(parents=True, exist_ok=True)
-    upstream_cache = run_dir / "upstream.json"
 
-    rows: list[Row] = []
-    floor = measure(floor_cmd(info.files, run_dir / "floor", args.processes))
-    shutil.rmtree(run_dir / "floor", ignore_errors=True)
-    rows.append(Row.of("floor: gunzip+parse+gzip", floor, info))
+    # the last result of every system, valid only for the recipes it was measured with
+    results_file = run_dir / "results.json"
+    cached = json.loads(results_file.read_text()) if results_file.exists() else {}
+    cached = {name: data for name, data in cached.items() if data.pop("recipes", None) == recipes_digest()}
+    selected = [CLI_NAMES[s] for s in args.systems] if args.systems else SYSTEMS
+    if args.skip_upstream:
+        selected = [s for s in selected if not (s.startswith("upstream") and s in cached)]
+    rows: dict[str, Row] = {}
+    for system in SYSTEMS:
+        if system in selected:
+            rows[system] = run_system(system, corpus_dir, run_dir, args.processes)
+            cached[system] = asdict(rows[system])
+            results_file.write_text(json.dumps({n: {**d, "recipes": recipes_digest()} for n, d in cached.items()}, indent=1))
+        elif system in cached:
+            rows[system] = Row(**{**cached[system], "note": (cached[system]["note"] + " (cached)").strip()})
 
-    outputs: dict[str, Path] = {}
-    cached = json.loads(upstream_cache.read_text()) if upstream_cache.exists() else None
-    if args.skip_upstream and cached and cached["recipes"] == recipes_digest():
-        for data in cached["rows"]:
-            rows.append(Row(**{**data, "note": (data["note"] + " (cached)").strip()}))
-        outputs.update({f"upstream {s}": run_dir / f"upstream-{s}" for s in SYNTAXES})
-    else:
-        if args.skip_upstream:
-            print("[mix] no upstream timings cached for these parameters/recipes: running upstream", file=sys.stderr)
-        upstream_rows = []
-        for syntax in SYNTAXES:
-            name = f"upstream {syntax}"
-            outputs[name] = run_dir / f"upstream-{syntax}"
-            result = run_mix(name, [str(oracle_dolma())], syntax, corpus_dir, outputs[name], args.processes)
-            upstream_rows.append(Row.of(name, result, info))
-        rows += upstream_rows
-        if all(r.ok for r in upstream_rows):
-            upstream_cache.write_text(json.dumps({"recipes": recipes_digest(), "rows": [asdict(r) for r in upstream_rows]}, indent=1))
-
-    for syntax in SYNTAXES:
-        name = f"dolma-sql {syntax}"
-        outputs[name] = run_dir / f"dolma-sql-{syntax}"
-        rows.append(Row.of(name, run_mix(name, dolma_sql_cmd(), syntax, corpus_dir, outputs[name], args.processes), info))
-
-    checks = [("upstream jsonpath", "upstream jq")] + [(f"upstream {s}", f"dolma-sql {s}") for s in SYNTAXES]
-    ok_rows = {r.system for r in rows if r.ok}
     mismatches = 0
     print("\ncorrectness (documents compared as multisets by id, metadata.provenance ignored):")
-    for left, right in checks:
-        if left in ok_rows and right in ok_rows and output_files(outputs[left]) and output_files(outputs[right]):
-            count, report = compare(left, outputs[left], right, outputs[right])
+    for left, right in CHECKS:
+        if all(n in rows and rows[n].ok and output_files(output_dir(run_dir, n)) for n in (left, right)):
+            count, report = compare(left, output_dir(run_dir, left), right, output_dir(run_dir, right))
             mismatches += count
             print(("  OK   " if count == 0 else "  DIFF ") + report)
         else:
-            print(f"  SKIP {left} vs {right}: a run failed or has no output")
+            print(f"  SKIP {left} vs {right}: not run, failed, or no output")
 
-    upstream_best = min((r for r in rows if r.system.startswith("upstream") and r.ok), key=lambda r: r.seconds, default=None)
-    baselines = {"× vs floor": rows[0].system}
-    if upstream_best:
-        baselines = {f"× vs {upstream_best.system}": upstream_best.system, **baselines}
-    print_table(rows, title=f"mix: {info.docs:,} docs, {info.bytes_uncompressed / 1e6:,.0f} MB JSONL in {len(info.files)} files, "
-                            f"{args.processes} processes", baselines=baselines)
-    return 1 if mismatches or not all(r.ok for r in rows) else 0
+    table = list(rows.values())
+    upstream_best = min((r for r in table if r.system.startswith("upstream") and r.ok), key=lambda r: r.seconds, default=None)
+    baselines = {f"× vs {upstream_best.system}": upstream_best.system} if upstream_best else {}
+    if FLOOR in rows:
+        baselines["× vs floor"] = FLOOR
+    print_table(table, title=f"mix: {info.docs:,} docs, {info.bytes_uncompressed / 1e6:,.0f} MB JSONL in {len(info.files)} files, "
+                             f"{args.processes} processes", baselines=baselines)
+    return 1 if mismatches or not all(r.ok for r in table) else 0
 
 
 if __name__ == "__main__":

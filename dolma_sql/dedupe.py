@@ -229,6 +229,7 @@ class ExtractUnit:
     index: int
     out_prefix: str
     settings: Settings
+    codec: str | None = None
 
 
 @dataclass(frozen=True)
@@ -236,6 +237,7 @@ class FileJob:
     path: str
     attributes: str
     codec: str | None
+    input_codec: str | None = None
 
 
 def parse_key_path(key: str) -> tuple[str, ...]:
@@ -248,6 +250,13 @@ def parse_key_path(key: str) -> tuple[str, ...]:
             hint="use a JSONPath to one field, such as $.id, $.text or $.metadata.url",
         )
     return tuple(m.group(1) or m.group(2)[1:-1] for m in re.finditer(r"\.([A-Za-z_][\w-]*)|\[('[^']*'|\"[^\"]*\")\]", match.group(1)))
+
+
+def _document_key_path(documents: DocumentDedupeConfig) -> tuple[str, ...]:
+    path = parse_key_path(documents.key)
+    if path[0] == "id" and len(path) > 1:
+        raise ConfigError("a key inside the document id is not supported", path="dedupe.documents.key", hint="key on $.id itself")
+    return path
 
 
 def resolve_settings(config: DeduperConfig, processes: int) -> Settings:
@@ -278,7 +287,7 @@ def resolve_settings(config: DeduperConfig, processes: int) -> Settings:
     return Settings(
         mode="documents" if dedupe.documents else "paragraphs",
         attribute=(dedupe.documents or dedupe.paragraphs).attribute_name + suffix,
-        key_path=parse_key_path(dedupe.documents.key) if dedupe.documents else ("text",),
+        key_path=_document_key_path(dedupe.documents) if dedupe.documents else ("text",),
         separator=dedupe.paragraphs.paragraph_separator if dedupe.paragraphs else "\n",
         ngram_length=ngram.ngram_length,
         stride=ngram.stride,
@@ -301,8 +310,10 @@ def plan_files(config: DeduperConfig, settings: Settings) -> list[FileJob]:
         f"_{dedupe.partition_index}" if dedupe.num_partitions > 1 else ""
     )
     files = expand_globs(config.documents, config_path="documents", warn=lambda message: console.print(f"[yellow]warning:[/] {message}"))
-    if config.compression.output not in CODECS:
-        raise ConfigError(f"unknown compression {config.compression.output!r}", path="compression.output", hint="use gz, zst or none")
+    for field in ("input", "output"):
+        if getattr(config.compression, field) not in CODECS:
+            raise ConfigError(f"unknown compression {getattr(config.compression, field)!r}", path=f"compression.{field}",
+                              hint="use gz, zst or none (or leave it unset to follow the file extension)")
     jobs = []
     for path in files:
         target = swap_segment(path, dedupe.document_dir, f"attributes/{name}")
@@ -315,7 +326,7 @@ def plan_files(config: DeduperConfig, settings: Settings) -> list[FileJob]:
         if dedupe.file_partition and dedupe.num_partitions > 1:
             if xxhash.xxh64_intdigest(path) % dedupe.num_partitions != dedupe.partition_index:
                 continue
-        jobs.append(FileJob(path, target, CODECS[config.compression.output]))
+        jobs.append(FileJob(path, target, CODECS[config.compression.output], CODECS[config.compression.input]))
     return jobs
 
 
@@ -324,14 +335,12 @@ def _decoder(settings: Settings) -> msgspec.json.Decoder:
     """A decoder for a JSON array of documents that keeps the raw ``id`` and types the key as a string."""
     path = settings.key_path
     if path == ("id",):
-        fields = [("id", str)]
-    else:
-        leaf: type = str
-        for depth, name in enumerate(reversed(path[1:])):
-            leaf = msgspec.defstruct(f"Key{depth}", [(name, leaf)])
-        fields = [("id", msgspec.Raw, msgspec.Raw(b"null")), (path[0], leaf)]
-        fields.sort(key=lambda f: len(f) == 3)
-    return msgspec.json.Decoder(list[msgspec.defstruct("Document", fields, kw_only=True, rename={})])
+        return msgspec.json.Decoder(list[msgspec.defstruct("Document", [("id", str)])])
+    leaf: type = str
+    for depth, name in reversed(list(enumerate(path[1:]))):
+        leaf = msgspec.defstruct(f"Key{depth}", [("value", leaf)], rename={"value": name})
+    document = msgspec.defstruct("Document", [("id", msgspec.Raw, msgspec.Raw(b"null")), ("key", leaf)], kw_only=True, rename={"key": path[0]})
+    return msgspec.json.Decoder(list[document])
 
 
 def _decode(batch, decoder: msgspec.json.Decoder, settings: Settings) -> tuple[list[bytes], list[str]]:
@@ -365,9 +374,9 @@ def _decode(batch, decoder: msgspec.json.Decoder, settings: Settings) -> tuple[l
     ids = [bytes(document.id) for document in documents]
     keys = []
     for document in documents:
-        value = getattr(document, settings.key_path[0])
-        for name in settings.key_path[1:]:
-            value = getattr(value, name)
+        value = document.key
+        for _ in settings.key_path[1:]:
+            value = value.value
         keys.append(value)
     return ids, keys
 
@@ -435,6 +444,9 @@ class _Accumulator:
         return {"documents": documents.num_rows, "units": units.num_rows, "keys": len(keys["unit"])}
 
 
+BATCH_BYTES = 16 << 20
+"""Decompressed bytes parsed at once per worker: paragraphs, tokens and hashes multiply it a few times."""
+
 _FINGERPRINTERS: dict[tuple[bool, int], Fingerprinter] = {}
 
 
@@ -495,7 +507,7 @@ def extract_file(unit: ExtractUnit) -> dict:
     fingerprinter = _fingerprinter(settings.exact, settings.threads)
     decoder = _decoder(settings)
     accumulator = _Accumulator()
-    for batch in iter_line_batches(unit.path):
+    for batch in iter_line_batches(unit.path, codec=unit.codec, batch_bytes=BATCH_BYTES):
         ids, strings = _read_batch(batch, decoder, settings)
         if settings.mode == "documents":
             _document_keys(accumulator, ids, strings, settings, fingerprinter)
@@ -573,19 +585,19 @@ def _paragraph_keys(accumulator, ids, texts: pa.Array, settings: Settings, finge
     lengths = pc.utf8_length(paragraphs).to_numpy().astype(np.int64)
     start, end = paragraph_spans(text_lengths, lengths, paragraph_doc, len(settings.separator))
     keep = (text_lengths[paragraph_doc] > 0) & ~_skipped(paragraphs, lengths, settings)
-    index = np.flatnonzero(keep)
-    paragraphs = paragraphs.take(pa.array(index))
     nbytes = pc.binary_length(paragraphs).to_numpy().astype(np.int64)
     common = dict(ids=ids, empty_value=text_lengths > 0)
     if settings.ngram_length == 0:
         fingerprint = fingerprinter.strings(paragraphs)
-        inside = np.flatnonzero(_in_partition(fingerprint, settings))
+        index = np.flatnonzero(keep & _in_partition(fingerprint, settings))
         accumulator.add(
-            **common, doc=paragraph_doc[index][inside], start=start[index][inside], end=end[index][inside],
-            nbytes=nbytes[inside], count=np.ones(len(inside), np.int64), kind=np.full(len(inside), KIND_WHOLE, np.int8),
-            fingerprint=fingerprint[inside], key_unit=np.arange(len(inside)), whole=np.ones(len(inside), bool),
+            **common, doc=paragraph_doc[index], start=start[index], end=end[index], nbytes=nbytes[index],
+            count=np.ones(len(index), np.int64), kind=np.full(len(index), KIND_WHOLE, np.int8),
+            fingerprint=fingerprint[index], key_unit=np.arange(len(index)), whole=np.ones(len(index), bool),
         )
         return
+    index = np.flatnonzero(keep)
+    paragraphs, nbytes = paragraphs.take(pa.array(index)), nbytes[index]
     count, kind, fingerprint, key_unit, whole = _ngram_keys(paragraphs, settings, fingerprinter)
     accumulator.add(
         **common, doc=paragraph_doc[index], start=start[index], end=end[index], nbytes=nbytes,
@@ -764,7 +776,7 @@ def run(config: DeduperConfig) -> Report:
 def _extract(jobs: list[FileJob], indexes: list[int], work: str, settings: Settings, processes: int, on_file=None) -> None:
     """Run phase 1 over the files; ``on_file(index)`` is called in the parent for each file, in input order,
     as soon as it and every file before it are extracted (so resolving overlaps with extracting)."""
-    units = [ExtractUnit(jobs[i].path, i, os.path.join(work, f"{i:06d}"), settings) for i in indexes]
+    units = [ExtractUnit(jobs[i].path, i, os.path.join(work, f"{i:06d}"), settings, jobs[i].input_codec) for i in indexes]
     finished: set[int] = set()
     next_position = 0
 

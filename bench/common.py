@@ -58,7 +58,7 @@ def dolma_sql_cmd() -> list[str]:
 
 # ------------------------------------------------------------------------------ cache helpers
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> Iterator[None]:
     """An exclusive lock file, so concurrent benches build a cache entry once, not twice."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as handle:
@@ -101,7 +101,7 @@ def corpus(docs: int, files: int, seed: int = 0) -> Path:
         return target
     if not GENCORPUS.exists():
         raise SystemExit(f"corpus generator missing at {GENCORPUS} (set $DOLMA_SQL_SHARED to the shared/ folder)")
-    with _locked(CACHE / f"{target.name}.lock"):
+    with locked(CACHE / f"{target.name}.lock"):
         if manifest.exists():  # another bench built it while we waited
             return target
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=CACHE))
@@ -173,7 +173,7 @@ def upstream_attributes(corpus_dir: Path, sets: Sequence[str] = DEFAULT_ATTRIBUT
         if name not in TAGGER_SETS and name not in DEDUPE_SETS:
             raise SystemExit(f"unknown attribute set {name!r}; known: {sorted(TAGGER_SETS) + sorted(DEDUPE_SETS)}")
         stamp = stamps_dir / f"{name}.json"
-        with _locked(stamps_dir / f"{name}.lock"):
+        with locked(stamps_dir / f"{name}.lock"):
             if not stamp.exists():
                 stamp.parent.mkdir(parents=True, exist_ok=True)
                 shutil.rmtree(corpus_dir / "attributes" / name, ignore_errors=True)

@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from common import CACHE, Row, corpus, corpus_info, dolma_sql_cmd, floor_cmd, measure, oracle_dolma, print_table, upstream_attributes
+from common import CACHE, Row, locked, corpus, corpus_info, dolma_sql_cmd, floor_cmd, measure, oracle_dolma, print_table, upstream_attributes
 
 RECIPES = Path(__file__).resolve().parent / "recipes"
 SYNTAXES = ("jsonpath", "jq")
@@ -145,6 +145,14 @@ def output_dir(run_dir: Path, system: str) -> Path:
     return run_dir / system.replace(" ", "-")
 
 
+def save_result(results_file: Path, row: Row) -> None:
+    """Update one system's entry; re-read under a lock so concurrent bench runs don't clobber each other."""
+    with locked(results_file.with_suffix(".lock")):
+        results = json.loads(results_file.read_text()) if results_file.exists() else {}
+        results[row.system] = {**asdict(row), "recipes": recipes_digest()}
+        results_file.write_text(json.dumps(results, indent=1))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=200_000)
@@ -175,8 +183,7 @@ def main(argv=None) -> int:
     for system in SYSTEMS:
         if system in selected:
             rows[system] = run_system(system, corpus_dir, run_dir, args.processes)
-            cached[system] = asdict(rows[system])
-            results_file.write_text(json.dumps({n: {**d, "recipes": recipes_digest()} for n, d in cached.items()}, indent=1))
+            save_result(results_file, rows[system])
         elif system in cached:
             rows[system] = Row(**{**cached[system], "note": (cached[system]["note"] + " (cached)").strip()})
 

@@ -127,7 +127,7 @@ def summarize_file(unit: StatUnit) -> dict[str, float]:
             column = table.column("attributes").combine_chunks()
             if not pa.types.is_struct(column.type):
                 raise _locate_bad_line(unit.path) or InputError("`attributes` is not an object", path=unit.path)
-            for index in range(column.type.num_fields):
+            for index in _first_seen_order(column, unit.path):
                 name = column.type.field(index).name
                 if name_filter and not name_filter.search(name):
                     continue
@@ -139,6 +139,33 @@ def summarize_file(unit: StatUnit) -> dict[str, float]:
                         summary = summary_of(f"{name}/{measure}", bucket_values(values), unit.bins, len(values), values.sum())
                         writer.write(encoder.encode(summary) + b"\n")
     return {"documents": lines, "files": 1}
+
+
+def _first_seen_order(column: pa.StructArray, path: str) -> list[int]:
+    """Field indices in the order dolma meets the keys: by first line holding them, then by place in that line."""
+    first_rows = [pc.index(pc.is_valid(column.field(index)), True).as_py() for index in range(column.type.num_fields)]
+    present = [index for index, row in enumerate(first_rows) if row >= 0]
+    tied_rows = {first_rows[index] for index in present if sum(first_rows[other] == first_rows[index] for other in present) > 1}
+    places: dict[str, int] = {}
+    if tied_rows:
+        decode = msgspec.json.Decoder(dict).decode
+        lines = _lines(path, tied_rows)
+        for row in tied_rows:
+            places.update({key: place for place, key in enumerate(decode(lines[row]).get("attributes", {}))})
+    return sorted(present, key=lambda index: (first_rows[index], places.get(column.type.field(index).name, 0)))
+
+
+def _lines(path: str, rows: set[int]) -> dict[int, str]:
+    """Some lines of a file by 0-based index."""
+    wanted, found = max(rows), {}
+    for batch in iter_line_batches(path):
+        start = batch.first_line - 1
+        for row in rows:
+            if start <= row < start + len(batch):
+                found[row] = batch.lines[row - start].as_py()
+        if start + len(batch) > wanted:
+            break
+    return found
 
 
 def _read_attributes(path: str) -> tuple[pa.Table, int]:

@@ -303,7 +303,7 @@ def resolve_settings(config: DeduperConfig, processes: int) -> Settings:
     )
 
 
-def plan_files(config: DeduperConfig, settings: Settings) -> list[FileJob]:
+def plan_files(config: DeduperConfig) -> list[FileJob]:
     """Input files in order, with their attribute file (every ``/<document_dir>/`` component is swapped, as dolma does)."""
     dedupe = config.dedupe
     name = (dedupe.name or (dedupe.documents or dedupe.paragraphs).attribute_name) + (
@@ -760,7 +760,7 @@ def run(config: DeduperConfig) -> Report:
         if config.bloom_filter.read_only is None:
             raise ConfigError("bloom_filter.read_only is required", path="bloom_filter.read_only",
                               hint="--no-bloom_filter.read_only to build/extend the filter, --bloom_filter.read_only to only check against it")
-    jobs = plan_files(config, settings)
+    jobs = plan_files(config)
     work_root = config.work_dir.output
     if work_root:
         os.makedirs(work_root, exist_ok=True)

@@ -30,10 +30,9 @@ def register(app: typer.Typer) -> None:
         config = command_config(ctx, dedupe.DeduperConfig)
         if exact and config.dedupe is not None:
             config.dedupe.mode = "exact"
-        if config.dryrun:
+        if config.dryrun:  # validate everything, list what would be written, touch nothing
             dedupe.resolve_settings(config, config.processes)
-            files = dedupe.plan_files(config, dedupe.resolve_settings(config, config.processes))
-            for job in files:
+            for job in dedupe.plan_files(config):
                 typer.echo(f"{job.path} -> {job.attributes}")
             return
         result = dedupe.run(config)

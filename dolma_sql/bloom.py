@@ -91,8 +91,8 @@ def _splitmix64_array(state: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
-PATTERNS = [np.zeros(1 << 16, dtype=np.uint64)] + [_patterns(bits) for bits in range(1, MAX_HASHES // BLOCK_WORDS + 1)]
-"""``PATTERNS[c][v]``: the bits a key whose 16-bit hash field is ``v`` sets in a word that gets ``c`` of its
+PATTERN_TABLE = np.stack([np.zeros(1 << 16, dtype=np.uint64)] + [_patterns(bits) for bits in range(1, MAX_HASHES // BLOCK_WORDS + 1)])
+"""``PATTERN_TABLE[c, v]``: the bits a key whose 16-bit hash field is ``v`` sets in a word that gets ``c`` of its
 ``k`` bits (fixed forever: part of the format). Looking patterns up costs 8 gathers per key, whatever ``k``."""
 
 
@@ -292,17 +292,17 @@ class BloomFilter:
 
     # ------------------------------------------------------------------ membership
     def _blocks_and_masks(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each key's block (row of :data:`BLOCK_WORDS` words) and its ``(n, 8)`` bit pattern in that block."""
+        """Each key's block (row of :data:`BLOCK_WORDS` words) and its ``(n, 8)`` bit pattern in that block.
+
+        Word ``w`` of the pattern is ``PATTERN_TABLE[c_w, f_w]``: ``c_w`` of the key's ``k`` bits go to word ``w``
+        (round-robin), and ``f_w`` is the ``w``-th 16-bit field of ``fmix64(h)`` then ``fmix64(fmix64(h) ^ φ)``.
+        """
         block = (keys % np.uint64(len(self.words) // BLOCK_WORDS)).astype(np.intp)
-        masks = np.empty((len(keys), BLOCK_WORDS), dtype=np.uint64)
-        mixed = fmix64(keys)
-        for lane in range(BLOCK_WORDS):
-            if lane == BLOCK_WORDS // 2:
-                mixed = fmix64(mixed ^ np.uint64(0x9E3779B97F4A7C15))
-            bits = self.num_hashes // BLOCK_WORDS + (lane < self.num_hashes % BLOCK_WORDS)
-            field = ((mixed >> np.uint64(16 * (lane % 4))) & np.uint64(0xFFFF)).astype(np.intp)
-            masks[:, lane] = PATTERNS[bits][field]
-        return block, masks
+        first = fmix64(keys)
+        second = fmix64(first ^ np.uint64(0x9E3779B97F4A7C15))
+        fields = np.stack([first, second], axis=1).astype("<u8").view("<u2").reshape(len(keys), BLOCK_WORDS)
+        bits = [self.num_hashes // BLOCK_WORDS + (lane < self.num_hashes % BLOCK_WORDS) for lane in range(BLOCK_WORDS)]
+        return block, PATTERN_TABLE[np.array(bits)[None, :], fields]
 
     def check_and_insert(self, keys: np.ndarray, *, insert: bool, distinct: bool = False) -> np.ndarray:
         """Duplicate flags for ``keys`` (uint64 fingerprints) as if checked and inserted one by one.

@@ -71,10 +71,12 @@ def test_truth_table(expression, expected, upstream, split):
 
 @pytest.mark.parametrize("split", [False, True], ids=["doc-attributes", "attr_0"])
 def test_exclude_uses_upstream_truthiness(split):
-    # exclude drops when the expression yields ≥1 output and all are truthy (0, "" and [] are not)
+    # as upstream, an exclude drops when ANY output is truthy (0, "" and [] are not); no output keeps
     assert kept(exclude=[".attributes.n"], syntax="jq", split=split) == ["d2", "d3", "d4", "d5", "d6", "d7"]
-    assert kept(exclude=["true, false"], syntax="jq", split=split) == ALL
+    assert kept(exclude=["true, false"], syntax="jq", split=split) == []
+    assert kept(exclude=["false, 0, \"\", [], {}, null"], syntax="jq", split=split) == ALL
     assert kept(exclude=["empty"], syntax="jq", split=split) == ALL
+    assert kept(exclude=[".attributes.x[]? | .[2] > 0.5"], syntax="jq", split=split) == ["d2", "d3", "d5", "d7"]
 
 
 def test_include_and_exclude():

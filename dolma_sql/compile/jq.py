@@ -472,8 +472,12 @@ class JqCompiler:
         self.tree = parse(text, config_path)
 
     # -- entry points ----------------------------------------------------------------------
-    def matches(self) -> exp.Expression:
-        """Include/exclude decision: ≥1 output and all truthy (upstream truthiness); NULL on error."""
+    def matches(self, exclude: bool = False) -> exp.Expression:
+        """The rule's decision with upstream's truthiness (0, "", [] and {} are false too); NULL on error.
+
+        As upstream: an include passes when there is ≥1 output and all are truthy; an exclude drops
+        the document when any output is truthy.
+        """
         result = self.compile(self.tree, Ref(None))
         if isinstance(result, Bool):
             return result.expr
@@ -485,11 +489,11 @@ class JqCompiler:
             return J.coalesce(J.paren(dolma_truthy(result.expr)), exp.false())
         if isinstance(result, Many):
             name = J.new_lambda_name()
-            all_truthy = J.fn("list_bool_and", J.list_transform(result.expr, name, dolma_truthy(J.var(name))))
+            truths = J.list_transform(result.expr, name, dolma_truthy(J.var(name)))
             return J.case(
                 (J.is_null(result.expr), exp.Null()),
                 (exp.EQ(this=J.length(result.expr), expression=J.lit(0)), exp.false()),
-                default=all_truthy,
+                default=J.fn("list_bool_or" if exclude else "list_bool_and", truths),
             )
         return self.let([Val(self.json(result))], lambda v: Bool(_guard(v.expr, dolma_truthy(v.expr)))).expr
 
@@ -648,13 +652,18 @@ class JqCompiler:
             return Many(J.case((J.or_(J.is_null(left), J.is_null(right)), exp.Null()), default=J.fn("list_concat", left, right)))
         if node.op == "//":
             return self.alternative(node, dot)
-        left = self.single(self.compile(node.left, dot), node, f"`{node.op}`")
-        right = self.single(self.compile(node.right, dot), node, f"`{node.op}`")
-        if node.op in ("and", "or"):
-            return self.let([Bool(self.truthy(left))], lambda a: self.logical(node.op, a, Bool(self.truthy(right))))
-        if node.op in _COMPARISONS:
-            return self.let([left, right], lambda a, b: self.compare(node.op, a, b))
-        return self.let([left, right], lambda a, b: self.arithmetic(node.op, a, b))
+        left, right = self.compile(node.left, dot), self.compile(node.right, dot)
+        if isinstance(left, (Opt, Many)) or isinstance(right, (Opt, Many)):  # every combination of outputs
+            return self.pipe(right, lambda r: self.pipe(left, lambda l: self.binary(node.op, l, r)))
+        return self.binary(node.op, left, right)
+
+    def binary(self, op: str, left: Single, right: Single) -> Single:
+        """An operator on single values."""
+        if op in ("and", "or"):
+            return self.let([Bool(self.truthy(left))], lambda a: self.logical(op, a, Bool(self.truthy(right))))
+        if op in _COMPARISONS:
+            return self.let([left, right], lambda a, b: self.compare(op, a, b))
+        return self.let([left, right], lambda a, b: self.arithmetic(op, a, b))
 
     def logical(self, op: str, a: Bool, b: Bool) -> Bool:
         """jq's short-circuit ``and``/``or`` (an error on the left is an error)."""
@@ -699,24 +708,30 @@ class JqCompiler:
         )
 
     def conditional(self, node: If, dot: Ref) -> Result:
-        branches = [(self.single(self.compile(c, dot), c, "an `if` condition"), self.compile(v, dot)) for c, v in node.branches]
-        otherwise = self.compile(node.otherwise, dot) if node.otherwise is not None else dot
-        results = [v for _, v in branches] + [otherwise]
-        if all(isinstance(r, Bool) for r in results):
+        """``if c1 then a elif c2 then b else d end`` as nested choices; a multi-output condition
+        runs the chosen branch once per output, as jq does."""
+        result = self.compile(node.otherwise, dot) if node.otherwise is not None else dot
+        for condition_node, value_node in reversed(node.branches):
+            value, otherwise = self.compile(value_node, dot), result
+            condition = self.compile(condition_node, dot)
+            if isinstance(condition, (Opt, Many)):
+                result = self.pipe(condition, lambda c, v=value, o=otherwise: self._choose(c, v, o))
+            else:
+                result = self._choose(condition, value, otherwise)
+        return result
+
+    def _choose(self, condition: Single, then: Result, otherwise: Result) -> Result:
+        if isinstance(then, Bool) and isinstance(otherwise, Bool):
             convert, wrap = (lambda r: r.expr), Bool
-        elif all(isinstance(r, (Ref, Val, Bool, Num, Text)) for r in results):
+        elif isinstance(then, (Ref, Val, Bool, Num, Text)) and isinstance(otherwise, (Ref, Val, Bool, Num, Text)):
             convert, wrap = self.json, Val
         else:
             convert, wrap = self.as_list, Many
-        truths = [Bool(self.truthy(condition)) for condition, _ in branches]
 
-        def choose(*bound: Bool) -> Result:
-            whens = []
-            for truth, (_, value) in zip(bound, branches):
-                whens += [(J.is_null(truth.expr), exp.Null()), (truth.expr, convert(value))]
-            return wrap(J.case(*whens, default=convert(otherwise)))
+        def choose(truth: Bool) -> Result:
+            return wrap(J.case((J.is_null(truth.expr), exp.Null()), (truth.expr, convert(then)), default=convert(otherwise)))
 
-        return self.let(truths, choose)
+        return self.let([Bool(self.truthy(condition))], choose)
 
     def attempt(self, node: Try, dot: Ref) -> Result:
         body = self.compile(node.body, dot)
@@ -734,7 +749,7 @@ class JqCompiler:
 
     def alternative(self, node: Binary, dot: Ref) -> Result:
         left, right = self.compile(node.left, dot), self.compile(node.right, dot)
-        if isinstance(left, (Opt, Many)) or isinstance(right, (Opt, Many)):
+        if isinstance(left, Many) or isinstance(right, (Opt, Many)):
             items = self.as_list(left)
             name = J.new_lambda_name()
             kept = J.list_filter(items, name, self.truthy(Val(J.var(name))))
@@ -745,7 +760,8 @@ class JqCompiler:
             usable = J.and_(J.not_null(value), self.truthy(Val(value)))
             return Val(J.case((usable, value), default=self.json(right)))
 
-        return self.let([Val(self.json(left))], pick)
+        first = left.expr if isinstance(left, Opt) else self.json(left)  # NULL: no output or an error
+        return self.let([Val(first)], pick)
 
     # -- operators -------------------------------------------------------------------------
     def _rank(self, value: exp.Expression) -> exp.Expression:

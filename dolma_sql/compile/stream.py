@@ -48,12 +48,12 @@ def _check_syntax(syntax: str, where: str) -> None:
         )
 
 
-def _rule(doc: Document, text: str, syntax: str, where: str) -> exp.Expression:
-    """The rule's decision: TRUE/FALSE, or NULL when a jq expression fails at run time."""
+def _rule(doc: Document, text: str, syntax: str, where: str, exclude: bool) -> exp.Expression:
+    """The rule's decision (match, or drop for an exclude); NULL when a jq expression fails at run time."""
     if syntax == "jsonpath":
         return JsonPathCompiler(doc, text, where).matches()
     if syntax == "jq":
-        return JqCompiler(doc, text, where).matches()
+        return JqCompiler(doc, text, where).matches(exclude=exclude)
     return SqlPredicateCompiler(doc, text, where).predicate()
 
 
@@ -93,7 +93,7 @@ def compile_stream(
     for kind, rules in (("include", include), ("exclude", exclude)):
         for i, text in enumerate(rules):
             where = _join(config_path, f"filter.{kind}[{i}]")
-            decided[kind].append((text, where, _rule(doc, text, syntax, where)))
+            decided[kind].append((text, where, _rule(doc, text, syntax, where, exclude=kind == "exclude")))
 
     outputs: list[exp.Expression] = []
     for i, rule in enumerate(spans):

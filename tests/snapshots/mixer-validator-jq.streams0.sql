@@ -22,24 +22,24 @@ FROM (
     key_9,
     key_10,
     key_11,
-    key_0_types,
     key_0_values,
-    key_1_types,
+    key_0_types,
     key_1_values,
-    key_2_types,
+    key_1_types,
     key_2_values,
-    key_3_types,
+    key_2_types,
     key_3_values,
-    key_4_types,
+    key_3_types,
     key_4_values,
-    key_5_types,
+    key_4_types,
     key_5_values,
-    key_6_types,
+    key_5_types,
     key_6_values,
-    key_7_types,
+    key_6_types,
     key_7_values,
-    key_8_types,
+    key_7_types,
     key_8_values,
+    key_8_types,
     CASE
       WHEN COALESCE(
         LIST_TRANSFORM(
@@ -65,10 +65,10 @@ FROM (
                           THEN 'number'
                         END = 'array'
                       ],
-                      LAMBDA _v2 : CASE
-                        WHEN _v2 IS NULL
+                      LAMBDA _v3 : CASE
+                        WHEN _v3 IS NULL
                         THEN NULL
-                        WHEN NOT _v2
+                        WHEN NOT _v3
                         THEN FALSE
                         ELSE 0.0 < CAST(CASE
                           WHEN COALESCE(key_0_types[1], 'NULL') IN ('NULL')
@@ -85,10 +85,10 @@ FROM (
                       END
                     )[1]
                   ],
-                  LAMBDA _v4 : CASE
-                    WHEN _v4 IS NULL
+                  LAMBDA _v5 : CASE
+                    WHEN _v5 IS NULL
                     THEN NULL
-                    WHEN NOT _v4
+                    WHEN NOT _v5
                     THEN FALSE
                     ELSE NOT (
                       CAST(CASE
@@ -96,16 +96,16 @@ FROM (
                           NOT key_0_types[1] IN ('ARRAY', 'NULL')
                         ), FALSE)
                         THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_0_values[1], CAST('null' AS JSON))
+                        ELSE COALESCE(key_0_values[2], CAST('null' AS JSON))
                       END AS TEXT) = 'null'
                     )
                   END
                 )[1]
               ],
-              LAMBDA _v6 : CASE
-                WHEN _v6 IS NULL
+              LAMBDA _v7 : CASE
+                WHEN _v7 IS NULL
                 THEN NULL
-                WHEN NOT _v6
+                WHEN NOT _v7
                 THEN FALSE
                 ELSE NOT (
                   CAST(CASE
@@ -120,7 +120,7 @@ FROM (
                       ), FALSE)
                     )
                     THEN CAST(NULL AS JSON)
-                    ELSE COALESCE(key_0_values[2], CAST('null' AS JSON))
+                    ELSE COALESCE(key_0_values[1], CAST('null' AS JSON))
                   END AS TEXT) = 'null'
                 )
               END
@@ -144,25 +144,25 @@ FROM (
                     ), FALSE)
                   )
                   THEN CAST(NULL AS JSON)
-                  ELSE COALESCE(key_0_values[2], CAST('null' AS JSON))
+                  ELSE COALESCE(key_0_values[1], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v7 : CASE
-                WHEN _v7 IS NULL
+              LAMBDA _v0 : CASE
+                WHEN _v0 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v7) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(_v7 AS DOUBLE) < 0.8
+                  WHEN JSON_TYPE(_v0) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN TRY_CAST(_v0 AS DOUBLE) < 0.8
                   ELSE CASE
-                    WHEN JSON_TYPE(_v7) = 'NULL'
+                    WHEN JSON_TYPE(_v0) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v7) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v7 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v7) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v0) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v0 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v0) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v7) = 'ARRAY'
+                    WHEN JSON_TYPE(_v0) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v7) = 'OBJECT'
+                    WHEN JSON_TYPE(_v0) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END < 3
@@ -201,10 +201,10 @@ FROM (
                           THEN 'number'
                         END = 'array'
                       ],
-                      LAMBDA _v11 : CASE
-                        WHEN _v11 IS NULL
+                      LAMBDA _v12 : CASE
+                        WHEN _v12 IS NULL
                         THEN NULL
-                        WHEN NOT _v11
+                        WHEN NOT _v12
                         THEN FALSE
                         ELSE 0.0 < CAST(CASE
                           WHEN COALESCE(key_1_types[1], 'NULL') IN ('NULL')
@@ -221,10 +221,10 @@ FROM (
                       END
                     )[1]
                   ],
-                  LAMBDA _v13 : CASE
-                    WHEN _v13 IS NULL
+                  LAMBDA _v14 : CASE
+                    WHEN _v14 IS NULL
                     THEN NULL
-                    WHEN NOT _v13
+                    WHEN NOT _v14
                     THEN FALSE
                     ELSE NOT (
                       CAST(CASE
@@ -232,16 +232,16 @@ FROM (
                           NOT key_1_types[1] IN ('ARRAY', 'NULL')
                         ), FALSE)
                         THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_1_values[1], CAST('null' AS JSON))
+                        ELSE COALESCE(key_1_values[2], CAST('null' AS JSON))
                       END AS TEXT) = 'null'
                     )
                   END
                 )[1]
               ],
-              LAMBDA _v15 : CASE
-                WHEN _v15 IS NULL
+              LAMBDA _v16 : CASE
+                WHEN _v16 IS NULL
                 THEN NULL
-                WHEN NOT _v15
+                WHEN NOT _v16
                 THEN FALSE
                 ELSE NOT (
                   CAST(CASE
@@ -256,7 +256,7 @@ FROM (
                       ), FALSE)
                     )
                     THEN CAST(NULL AS JSON)
-                    ELSE COALESCE(key_1_values[2], CAST('null' AS JSON))
+                    ELSE COALESCE(key_1_values[1], CAST('null' AS JSON))
                   END AS TEXT) = 'null'
                 )
               END
@@ -280,25 +280,25 @@ FROM (
                     ), FALSE)
                   )
                   THEN CAST(NULL AS JSON)
-                  ELSE COALESCE(key_1_values[2], CAST('null' AS JSON))
+                  ELSE COALESCE(key_1_values[1], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v16 : CASE
-                WHEN _v16 IS NULL
+              LAMBDA _v9 : CASE
+                WHEN _v9 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v16) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(_v16 AS DOUBLE) < 0.8
+                  WHEN JSON_TYPE(_v9) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN TRY_CAST(_v9 AS DOUBLE) < 0.8
                   ELSE CASE
-                    WHEN JSON_TYPE(_v16) = 'NULL'
+                    WHEN JSON_TYPE(_v9) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v16) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v16 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v16) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v9) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v9 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v9) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v16) = 'ARRAY'
+                    WHEN JSON_TYPE(_v9) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v16) = 'OBJECT'
+                    WHEN JSON_TYPE(_v9) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END < 3
@@ -337,10 +337,10 @@ FROM (
                           THEN 'number'
                         END = 'array'
                       ],
-                      LAMBDA _v20 : CASE
-                        WHEN _v20 IS NULL
+                      LAMBDA _v21 : CASE
+                        WHEN _v21 IS NULL
                         THEN NULL
-                        WHEN NOT _v20
+                        WHEN NOT _v21
                         THEN FALSE
                         ELSE 0.0 < CAST(CASE
                           WHEN COALESCE(key_2_types[1], 'NULL') IN ('NULL')
@@ -357,10 +357,10 @@ FROM (
                       END
                     )[1]
                   ],
-                  LAMBDA _v22 : CASE
-                    WHEN _v22 IS NULL
+                  LAMBDA _v23 : CASE
+                    WHEN _v23 IS NULL
                     THEN NULL
-                    WHEN NOT _v22
+                    WHEN NOT _v23
                     THEN FALSE
                     ELSE NOT (
                       CAST(CASE
@@ -368,16 +368,16 @@ FROM (
                           NOT key_2_types[1] IN ('ARRAY', 'NULL')
                         ), FALSE)
                         THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_2_values[1], CAST('null' AS JSON))
+                        ELSE COALESCE(key_2_values[2], CAST('null' AS JSON))
                       END AS TEXT) = 'null'
                     )
                   END
                 )[1]
               ],
-              LAMBDA _v24 : CASE
-                WHEN _v24 IS NULL
+              LAMBDA _v25 : CASE
+                WHEN _v25 IS NULL
                 THEN NULL
-                WHEN NOT _v24
+                WHEN NOT _v25
                 THEN FALSE
                 ELSE NOT (
                   CAST(CASE
@@ -392,7 +392,7 @@ FROM (
                       ), FALSE)
                     )
                     THEN CAST(NULL AS JSON)
-                    ELSE COALESCE(key_2_values[2], CAST('null' AS JSON))
+                    ELSE COALESCE(key_2_values[1], CAST('null' AS JSON))
                   END AS TEXT) = 'null'
                 )
               END
@@ -416,25 +416,25 @@ FROM (
                     ), FALSE)
                   )
                   THEN CAST(NULL AS JSON)
-                  ELSE COALESCE(key_2_values[2], CAST('null' AS JSON))
+                  ELSE COALESCE(key_2_values[1], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v25 : CASE
-                WHEN _v25 IS NULL
+              LAMBDA _v18 : CASE
+                WHEN _v18 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v25) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(_v25 AS DOUBLE) < 100.0
+                  WHEN JSON_TYPE(_v18) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN TRY_CAST(_v18 AS DOUBLE) < 100.0
                   ELSE CASE
-                    WHEN JSON_TYPE(_v25) = 'NULL'
+                    WHEN JSON_TYPE(_v18) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v25) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v25 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v25) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v18) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v18 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v18) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v25) = 'ARRAY'
+                    WHEN JSON_TYPE(_v18) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v25) = 'OBJECT'
+                    WHEN JSON_TYPE(_v18) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END < 3
@@ -473,10 +473,10 @@ FROM (
                           THEN 'number'
                         END = 'array'
                       ],
-                      LAMBDA _v29 : CASE
-                        WHEN _v29 IS NULL
+                      LAMBDA _v30 : CASE
+                        WHEN _v30 IS NULL
                         THEN NULL
-                        WHEN NOT _v29
+                        WHEN NOT _v30
                         THEN FALSE
                         ELSE 0.0 < CAST(CASE
                           WHEN COALESCE(key_3_types[1], 'NULL') IN ('NULL')
@@ -493,10 +493,10 @@ FROM (
                       END
                     )[1]
                   ],
-                  LAMBDA _v31 : CASE
-                    WHEN _v31 IS NULL
+                  LAMBDA _v32 : CASE
+                    WHEN _v32 IS NULL
                     THEN NULL
-                    WHEN NOT _v31
+                    WHEN NOT _v32
                     THEN FALSE
                     ELSE NOT (
                       CAST(CASE
@@ -504,16 +504,16 @@ FROM (
                           NOT key_3_types[1] IN ('ARRAY', 'NULL')
                         ), FALSE)
                         THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_3_values[1], CAST('null' AS JSON))
+                        ELSE COALESCE(key_3_values[2], CAST('null' AS JSON))
                       END AS TEXT) = 'null'
                     )
                   END
                 )[1]
               ],
-              LAMBDA _v33 : CASE
-                WHEN _v33 IS NULL
+              LAMBDA _v34 : CASE
+                WHEN _v34 IS NULL
                 THEN NULL
-                WHEN NOT _v33
+                WHEN NOT _v34
                 THEN FALSE
                 ELSE NOT (
                   CAST(CASE
@@ -528,7 +528,7 @@ FROM (
                       ), FALSE)
                     )
                     THEN CAST(NULL AS JSON)
-                    ELSE COALESCE(key_3_values[2], CAST('null' AS JSON))
+                    ELSE COALESCE(key_3_values[1], CAST('null' AS JSON))
                   END AS TEXT) = 'null'
                 )
               END
@@ -552,25 +552,25 @@ FROM (
                     ), FALSE)
                   )
                   THEN CAST(NULL AS JSON)
-                  ELSE COALESCE(key_3_values[2], CAST('null' AS JSON))
+                  ELSE COALESCE(key_3_values[1], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v34 : CASE
-                WHEN _v34 IS NULL
+              LAMBDA _v27 : CASE
+                WHEN _v27 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v34) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.5 < TRY_CAST(_v34 AS DOUBLE)
+                  WHEN JSON_TYPE(_v27) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN 0.5 < TRY_CAST(_v27 AS DOUBLE)
                   ELSE CASE
-                    WHEN JSON_TYPE(_v34) = 'NULL'
+                    WHEN JSON_TYPE(_v27) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v34) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v34 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v34) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v27) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v27 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v27) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v34) = 'ARRAY'
+                    WHEN JSON_TYPE(_v27) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v34) = 'OBJECT'
+                    WHEN JSON_TYPE(_v27) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END > 3
@@ -609,10 +609,10 @@ FROM (
                           THEN 'number'
                         END = 'array'
                       ],
-                      LAMBDA _v38 : CASE
-                        WHEN _v38 IS NULL
+                      LAMBDA _v39 : CASE
+                        WHEN _v39 IS NULL
                         THEN NULL
-                        WHEN NOT _v38
+                        WHEN NOT _v39
                         THEN FALSE
                         ELSE 0.0 < CAST(CASE
                           WHEN COALESCE(key_4_types[1], 'NULL') IN ('NULL')
@@ -629,10 +629,10 @@ FROM (
                       END
                     )[1]
                   ],
-                  LAMBDA _v40 : CASE
-                    WHEN _v40 IS NULL
+                  LAMBDA _v41 : CASE
+                    WHEN _v41 IS NULL
                     THEN NULL
-                    WHEN NOT _v40
+                    WHEN NOT _v41
                     THEN FALSE
                     ELSE NOT (
                       CAST(CASE
@@ -640,16 +640,16 @@ FROM (
                           NOT key_4_types[1] IN ('ARRAY', 'NULL')
                         ), FALSE)
                         THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_4_values[1], CAST('null' AS JSON))
+                        ELSE COALESCE(key_4_values[2], CAST('null' AS JSON))
                       END AS TEXT) = 'null'
                     )
                   END
                 )[1]
               ],
-              LAMBDA _v42 : CASE
-                WHEN _v42 IS NULL
+              LAMBDA _v43 : CASE
+                WHEN _v43 IS NULL
                 THEN NULL
-                WHEN NOT _v42
+                WHEN NOT _v43
                 THEN FALSE
                 ELSE NOT (
                   CAST(CASE
@@ -664,7 +664,7 @@ FROM (
                       ), FALSE)
                     )
                     THEN CAST(NULL AS JSON)
-                    ELSE COALESCE(key_4_values[2], CAST('null' AS JSON))
+                    ELSE COALESCE(key_4_values[1], CAST('null' AS JSON))
                   END AS TEXT) = 'null'
                 )
               END
@@ -688,25 +688,25 @@ FROM (
                     ), FALSE)
                   )
                   THEN CAST(NULL AS JSON)
-                  ELSE COALESCE(key_4_values[2], CAST('null' AS JSON))
+                  ELSE COALESCE(key_4_values[1], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v43 : CASE
-                WHEN _v43 IS NULL
+              LAMBDA _v36 : CASE
+                WHEN _v36 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v43) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(_v43 AS DOUBLE) < 50.0
+                  WHEN JSON_TYPE(_v36) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN TRY_CAST(_v36 AS DOUBLE) < 50.0
                   ELSE CASE
-                    WHEN JSON_TYPE(_v43) = 'NULL'
+                    WHEN JSON_TYPE(_v36) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v43) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v43 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v43) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v36) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v36 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v36) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v43) = 'ARRAY'
+                    WHEN JSON_TYPE(_v36) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v43) = 'OBJECT'
+                    WHEN JSON_TYPE(_v36) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END < 3
@@ -745,10 +745,10 @@ FROM (
                           THEN 'number'
                         END = 'array'
                       ],
-                      LAMBDA _v47 : CASE
-                        WHEN _v47 IS NULL
+                      LAMBDA _v48 : CASE
+                        WHEN _v48 IS NULL
                         THEN NULL
-                        WHEN NOT _v47
+                        WHEN NOT _v48
                         THEN FALSE
                         ELSE 0.0 < CAST(CASE
                           WHEN COALESCE(key_5_types[1], 'NULL') IN ('NULL')
@@ -765,10 +765,10 @@ FROM (
                       END
                     )[1]
                   ],
-                  LAMBDA _v49 : CASE
-                    WHEN _v49 IS NULL
+                  LAMBDA _v50 : CASE
+                    WHEN _v50 IS NULL
                     THEN NULL
-                    WHEN NOT _v49
+                    WHEN NOT _v50
                     THEN FALSE
                     ELSE NOT (
                       CAST(CASE
@@ -776,16 +776,16 @@ FROM (
                           NOT key_5_types[1] IN ('ARRAY', 'NULL')
                         ), FALSE)
                         THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_5_values[1], CAST('null' AS JSON))
+                        ELSE COALESCE(key_5_values[2], CAST('null' AS JSON))
                       END AS TEXT) = 'null'
                     )
                   END
                 )[1]
               ],
-              LAMBDA _v51 : CASE
-                WHEN _v51 IS NULL
+              LAMBDA _v52 : CASE
+                WHEN _v52 IS NULL
                 THEN NULL
-                WHEN NOT _v51
+                WHEN NOT _v52
                 THEN FALSE
                 ELSE NOT (
                   CAST(CASE
@@ -800,7 +800,7 @@ FROM (
                       ), FALSE)
                     )
                     THEN CAST(NULL AS JSON)
-                    ELSE COALESCE(key_5_values[2], CAST('null' AS JSON))
+                    ELSE COALESCE(key_5_values[1], CAST('null' AS JSON))
                   END AS TEXT) = 'null'
                 )
               END
@@ -824,25 +824,25 @@ FROM (
                     ), FALSE)
                   )
                   THEN CAST(NULL AS JSON)
-                  ELSE COALESCE(key_5_values[2], CAST('null' AS JSON))
+                  ELSE COALESCE(key_5_values[1], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v52 : CASE
-                WHEN _v52 IS NULL
+              LAMBDA _v45 : CASE
+                WHEN _v45 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v52) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.1 < TRY_CAST(_v52 AS DOUBLE)
+                  WHEN JSON_TYPE(_v45) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN 0.1 < TRY_CAST(_v45 AS DOUBLE)
                   ELSE CASE
-                    WHEN JSON_TYPE(_v52) = 'NULL'
+                    WHEN JSON_TYPE(_v45) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v52) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v52 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v52) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v45) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v45 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v45) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v52) = 'ARRAY'
+                    WHEN JSON_TYPE(_v45) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v52) = 'OBJECT'
+                    WHEN JSON_TYPE(_v45) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END > 3
@@ -881,10 +881,10 @@ FROM (
                           THEN 'number'
                         END = 'array'
                       ],
-                      LAMBDA _v56 : CASE
-                        WHEN _v56 IS NULL
+                      LAMBDA _v57 : CASE
+                        WHEN _v57 IS NULL
                         THEN NULL
-                        WHEN NOT _v56
+                        WHEN NOT _v57
                         THEN FALSE
                         ELSE 0.0 < CAST(CASE
                           WHEN COALESCE(key_6_types[1], 'NULL') IN ('NULL')
@@ -901,10 +901,10 @@ FROM (
                       END
                     )[1]
                   ],
-                  LAMBDA _v58 : CASE
-                    WHEN _v58 IS NULL
+                  LAMBDA _v59 : CASE
+                    WHEN _v59 IS NULL
                     THEN NULL
-                    WHEN NOT _v58
+                    WHEN NOT _v59
                     THEN FALSE
                     ELSE NOT (
                       CAST(CASE
@@ -912,16 +912,16 @@ FROM (
                           NOT key_6_types[1] IN ('ARRAY', 'NULL')
                         ), FALSE)
                         THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_6_values[1], CAST('null' AS JSON))
+                        ELSE COALESCE(key_6_values[2], CAST('null' AS JSON))
                       END AS TEXT) = 'null'
                     )
                   END
                 )[1]
               ],
-              LAMBDA _v60 : CASE
-                WHEN _v60 IS NULL
+              LAMBDA _v61 : CASE
+                WHEN _v61 IS NULL
                 THEN NULL
-                WHEN NOT _v60
+                WHEN NOT _v61
                 THEN FALSE
                 ELSE NOT (
                   CAST(CASE
@@ -936,7 +936,7 @@ FROM (
                       ), FALSE)
                     )
                     THEN CAST(NULL AS JSON)
-                    ELSE COALESCE(key_6_values[2], CAST('null' AS JSON))
+                    ELSE COALESCE(key_6_values[1], CAST('null' AS JSON))
                   END AS TEXT) = 'null'
                 )
               END
@@ -960,26 +960,26 @@ FROM (
                     ), FALSE)
                   )
                   THEN CAST(NULL AS JSON)
-                  ELSE COALESCE(key_6_values[2], CAST('null' AS JSON))
+                  ELSE COALESCE(key_6_values[1], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v61 : NOT (
+              LAMBDA _v54 : NOT (
                 CASE
-                  WHEN _v61 IS NULL
+                  WHEN _v54 IS NULL
                   THEN NULL
                   ELSE CASE
-                    WHEN JSON_TYPE(_v61) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                    THEN TRY_CAST(_v61 AS DOUBLE) < 1.0
+                    WHEN JSON_TYPE(_v54) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                    THEN TRY_CAST(_v54 AS DOUBLE) < 1.0
                     ELSE CASE
-                      WHEN JSON_TYPE(_v61) = 'NULL'
+                      WHEN JSON_TYPE(_v54) = 'NULL'
                       THEN 0
-                      WHEN JSON_TYPE(_v61) = 'BOOLEAN'
-                      THEN CASE WHEN CAST(_v61 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                      WHEN JSON_TYPE(_v61) = 'VARCHAR'
+                      WHEN JSON_TYPE(_v54) = 'BOOLEAN'
+                      THEN CASE WHEN CAST(_v54 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                      WHEN JSON_TYPE(_v54) = 'VARCHAR'
                       THEN 4
-                      WHEN JSON_TYPE(_v61) = 'ARRAY'
+                      WHEN JSON_TYPE(_v54) = 'ARRAY'
                       THEN 5
-                      WHEN JSON_TYPE(_v61) = 'OBJECT'
+                      WHEN JSON_TYPE(_v54) = 'OBJECT'
                       THEN 6
                       ELSE 3
                     END < 3
@@ -1019,10 +1019,10 @@ FROM (
                           THEN 'number'
                         END = 'array'
                       ],
-                      LAMBDA _v65 : CASE
-                        WHEN _v65 IS NULL
+                      LAMBDA _v66 : CASE
+                        WHEN _v66 IS NULL
                         THEN NULL
-                        WHEN NOT _v65
+                        WHEN NOT _v66
                         THEN FALSE
                         ELSE 0.0 < CAST(CASE
                           WHEN COALESCE(key_7_types[1], 'NULL') IN ('NULL')
@@ -1039,10 +1039,10 @@ FROM (
                       END
                     )[1]
                   ],
-                  LAMBDA _v67 : CASE
-                    WHEN _v67 IS NULL
+                  LAMBDA _v68 : CASE
+                    WHEN _v68 IS NULL
                     THEN NULL
-                    WHEN NOT _v67
+                    WHEN NOT _v68
                     THEN FALSE
                     ELSE NOT (
                       CAST(CASE
@@ -1050,16 +1050,16 @@ FROM (
                           NOT key_7_types[1] IN ('ARRAY', 'NULL')
                         ), FALSE)
                         THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_7_values[1], CAST('null' AS JSON))
+                        ELSE COALESCE(key_7_values[2], CAST('null' AS JSON))
                       END AS TEXT) = 'null'
                     )
                   END
                 )[1]
               ],
-              LAMBDA _v69 : CASE
-                WHEN _v69 IS NULL
+              LAMBDA _v70 : CASE
+                WHEN _v70 IS NULL
                 THEN NULL
-                WHEN NOT _v69
+                WHEN NOT _v70
                 THEN FALSE
                 ELSE NOT (
                   CAST(CASE
@@ -1074,7 +1074,7 @@ FROM (
                       ), FALSE)
                     )
                     THEN CAST(NULL AS JSON)
-                    ELSE COALESCE(key_7_values[2], CAST('null' AS JSON))
+                    ELSE COALESCE(key_7_values[1], CAST('null' AS JSON))
                   END AS TEXT) = 'null'
                 )
               END
@@ -1098,25 +1098,25 @@ FROM (
                     ), FALSE)
                   )
                   THEN CAST(NULL AS JSON)
-                  ELSE COALESCE(key_7_values[2], CAST('null' AS JSON))
+                  ELSE COALESCE(key_7_values[1], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v70 : CASE
-                WHEN _v70 IS NULL
+              LAMBDA _v63 : CASE
+                WHEN _v63 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v70) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.5 < TRY_CAST(_v70 AS DOUBLE)
+                  WHEN JSON_TYPE(_v63) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN 0.5 < TRY_CAST(_v63 AS DOUBLE)
                   ELSE CASE
-                    WHEN JSON_TYPE(_v70) = 'NULL'
+                    WHEN JSON_TYPE(_v63) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v70) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v70 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v70) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v63) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v63 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v63) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v70) = 'ARRAY'
+                    WHEN JSON_TYPE(_v63) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v70) = 'OBJECT'
+                    WHEN JSON_TYPE(_v63) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END > 3
@@ -1155,10 +1155,10 @@ FROM (
                           THEN 'number'
                         END = 'array'
                       ],
-                      LAMBDA _v74 : CASE
-                        WHEN _v74 IS NULL
+                      LAMBDA _v75 : CASE
+                        WHEN _v75 IS NULL
                         THEN NULL
-                        WHEN NOT _v74
+                        WHEN NOT _v75
                         THEN FALSE
                         ELSE 0.0 < CAST(CASE
                           WHEN COALESCE(key_8_types[1], 'NULL') IN ('NULL')
@@ -1175,10 +1175,10 @@ FROM (
                       END
                     )[1]
                   ],
-                  LAMBDA _v76 : CASE
-                    WHEN _v76 IS NULL
+                  LAMBDA _v77 : CASE
+                    WHEN _v77 IS NULL
                     THEN NULL
-                    WHEN NOT _v76
+                    WHEN NOT _v77
                     THEN FALSE
                     ELSE NOT (
                       CAST(CASE
@@ -1186,16 +1186,16 @@ FROM (
                           NOT key_8_types[1] IN ('ARRAY', 'NULL')
                         ), FALSE)
                         THEN CAST(NULL AS JSON)
-                        ELSE COALESCE(key_8_values[1], CAST('null' AS JSON))
+                        ELSE COALESCE(key_8_values[2], CAST('null' AS JSON))
                       END AS TEXT) = 'null'
                     )
                   END
                 )[1]
               ],
-              LAMBDA _v78 : CASE
-                WHEN _v78 IS NULL
+              LAMBDA _v79 : CASE
+                WHEN _v79 IS NULL
                 THEN NULL
-                WHEN NOT _v78
+                WHEN NOT _v79
                 THEN FALSE
                 ELSE NOT (
                   CAST(CASE
@@ -1210,7 +1210,7 @@ FROM (
                       ), FALSE)
                     )
                     THEN CAST(NULL AS JSON)
-                    ELSE COALESCE(key_8_values[2], CAST('null' AS JSON))
+                    ELSE COALESCE(key_8_values[1], CAST('null' AS JSON))
                   END AS TEXT) = 'null'
                 )
               END
@@ -1234,25 +1234,25 @@ FROM (
                     ), FALSE)
                   )
                   THEN CAST(NULL AS JSON)
-                  ELSE COALESCE(key_8_values[2], CAST('null' AS JSON))
+                  ELSE COALESCE(key_8_values[1], CAST('null' AS JSON))
                 END
               ],
-              LAMBDA _v79 : CASE
-                WHEN _v79 IS NULL
+              LAMBDA _v72 : CASE
+                WHEN _v72 IS NULL
                 THEN NULL
                 ELSE CASE
-                  WHEN JSON_TYPE(_v79) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.3 < TRY_CAST(_v79 AS DOUBLE)
+                  WHEN JSON_TYPE(_v72) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                  THEN 0.3 < TRY_CAST(_v72 AS DOUBLE)
                   ELSE CASE
-                    WHEN JSON_TYPE(_v79) = 'NULL'
+                    WHEN JSON_TYPE(_v72) = 'NULL'
                     THEN 0
-                    WHEN JSON_TYPE(_v79) = 'BOOLEAN'
-                    THEN CASE WHEN CAST(_v79 AS TEXT) = 'true' THEN 2 ELSE 1 END
-                    WHEN JSON_TYPE(_v79) = 'VARCHAR'
+                    WHEN JSON_TYPE(_v72) = 'BOOLEAN'
+                    THEN CASE WHEN CAST(_v72 AS TEXT) = 'true' THEN 2 ELSE 1 END
+                    WHEN JSON_TYPE(_v72) = 'VARCHAR'
                     THEN 4
-                    WHEN JSON_TYPE(_v79) = 'ARRAY'
+                    WHEN JSON_TYPE(_v72) = 'ARRAY'
                     THEN 5
-                    WHEN JSON_TYPE(_v79) = 'OBJECT'
+                    WHEN JSON_TYPE(_v72) = 'OBJECT'
                     THEN 6
                     ELSE 3
                   END > 3
@@ -1287,24 +1287,24 @@ FROM (
       COALESCE(attr_1_values[10], attr_0_values[10], doc_values[10]) AS key_9,
       COALESCE(attr_1_values[11], attr_0_values[11], doc_values[11]) AS key_10,
       COALESCE(attr_1_values[12], attr_0_values[12], doc_values[12]) AS key_11,
+      JSON_EXTRACT(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]), ['$[0][2]', '$[0]']) AS key_0_values,
       JSON_TYPE(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]), ['$', '$[0]']) AS key_0_types,
-      JSON_EXTRACT(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]), ['$[0]', '$[0][2]']) AS key_0_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]), ['$[0][2]', '$[0]']) AS key_1_values,
       JSON_TYPE(COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]), ['$', '$[0]']) AS key_1_types,
-      JSON_EXTRACT(COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]), ['$[0]', '$[0][2]']) AS key_1_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]), ['$[0][2]', '$[0]']) AS key_2_values,
       JSON_TYPE(COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]), ['$', '$[0]']) AS key_2_types,
-      JSON_EXTRACT(COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]), ['$[0]', '$[0][2]']) AS key_2_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]), ['$[0][2]', '$[0]']) AS key_3_values,
       JSON_TYPE(COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]), ['$', '$[0]']) AS key_3_types,
-      JSON_EXTRACT(COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]), ['$[0]', '$[0][2]']) AS key_3_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]), ['$[0][2]', '$[0]']) AS key_4_values,
       JSON_TYPE(COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]), ['$', '$[0]']) AS key_4_types,
-      JSON_EXTRACT(COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]), ['$[0]', '$[0][2]']) AS key_4_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]), ['$[0][2]', '$[0]']) AS key_5_values,
       JSON_TYPE(COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]), ['$', '$[0]']) AS key_5_types,
-      JSON_EXTRACT(COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]), ['$[0]', '$[0][2]']) AS key_5_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]), ['$[0][2]', '$[0]']) AS key_6_values,
       JSON_TYPE(COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]), ['$', '$[0]']) AS key_6_types,
-      JSON_EXTRACT(COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]), ['$[0]', '$[0][2]']) AS key_6_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]), ['$[0][2]', '$[0]']) AS key_7_values,
       JSON_TYPE(COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]), ['$', '$[0]']) AS key_7_types,
-      JSON_EXTRACT(COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]), ['$[0]', '$[0][2]']) AS key_7_values,
-      JSON_TYPE(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$', '$[0]']) AS key_8_types,
-      JSON_EXTRACT(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$[0]', '$[0][2]']) AS key_8_values
+      JSON_EXTRACT(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$[0][2]', '$[0]']) AS key_8_values,
+      JSON_TYPE(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$', '$[0]']) AS key_8_types
     FROM (
       SELECT
         row,

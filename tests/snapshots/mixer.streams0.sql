@@ -16,16 +16,6 @@ FROM (
         CASE
           WHEN COALESCE(
             CASE
-              WHEN doc_types[1] = 'OBJECT'
-              THEN COALESCE(
-                (
-                  CASE
-                    WHEN JSON_TYPE(doc_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                    THEN TRY_CAST(doc_values[2] AS DOUBLE)
-                  END < 10000.0
-                ),
-                FALSE
-              )
               WHEN doc_types[1] = 'ARRAY'
               THEN LEN(
                 LIST_FILTER(
@@ -41,6 +31,16 @@ FROM (
                   )
                 )
               ) > 0
+              WHEN NOT doc_types[1] IS NULL
+              THEN COALESCE(
+                (
+                  CASE
+                    WHEN JSON_TYPE(doc_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                    THEN TRY_CAST(doc_values[2] AS DOUBLE)
+                  END < 10000.0
+                ),
+                FALSE
+              )
               ELSE FALSE
             END,
             FALSE
@@ -52,16 +52,6 @@ FROM (
       THEN FALSE
       WHEN COALESCE(
         CASE
-          WHEN doc_types[1] = 'OBJECT'
-          THEN COALESCE(
-            (
-              CASE
-                WHEN JSON_TYPE(doc_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                THEN TRY_CAST(doc_values[2] AS DOUBLE)
-              END < 500.0
-            ),
-            FALSE
-          )
           WHEN doc_types[1] = 'ARRAY'
           THEN LEN(
             LIST_FILTER(
@@ -77,6 +67,16 @@ FROM (
               )
             )
           ) > 0
+          WHEN NOT doc_types[1] IS NULL
+          THEN COALESCE(
+            (
+              CASE
+                WHEN JSON_TYPE(doc_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                THEN TRY_CAST(doc_values[2] AS DOUBLE)
+              END < 500.0
+            ),
+            FALSE
+          )
           ELSE FALSE
         END,
         FALSE

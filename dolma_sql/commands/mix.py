@@ -34,9 +34,14 @@ def register(app: typer.Typer) -> None:
             typer.echo(msgspec.json.format(msgspec.json.encode(config)).decode())
             return
         if explain:
+            out = Console()
             for plan in mixer.compile_recipe(config):
-                Console().print(f"-- stream {plan.index}: {plan.stream.name}")
-                Console().print(Syntax(plan.query.sql, "sql", word_wrap=True))
+                header = f"-- stream {plan.index}: {plan.stream.name}"
+                if out.is_terminal:
+                    out.print(header, highlight=False)
+                    out.print(Syntax(plan.query.sql, "sql"))
+                else:  # piped: plain text, never wrapped
+                    typer.echo(f"{header}\n{plan.query.sql};")
             return
         if dry_run:
             from dolma_sql.impact import impact_report, print_report, write_report

@@ -60,6 +60,11 @@ TRUTH_TABLE = [
     ('.attributes["flag"]', ["d1"], None),
     (".attributes.n / 0 > 1 // true", ALL, None),
     ("try error(\"x\") catch true", ALL, None),
+    # select emits `.` once per truthy output of its condition
+    ("[.attributes.x[]? | select(.[2] > 0.5, .[2] > 0.9)] | length == 2", ["d4", "d6"], None),
+    ("[.attributes.x[]? | .[2]] | add // 0 | . > 0.5 and . < 1", ["d1"], None),
+    # one branch per output of the condition, with jq truthiness (0 and "" are true)
+    ("if (.attributes.n, .attributes.s) then 1 else 0 end", ["d1", "d2"], None),
 ]
 
 

@@ -853,7 +853,7 @@ class JqCompiler:
     def call(self, node: Call, dot: Ref) -> Result:
         name, args = node.name, node.args
         rewrites = {
-            ("map", 1): lambda: Collect(node.position, Binary(node.position, "|", Iterate(node.position, Identity(node.position)), args[0])),
+            ("map", 1): lambda: self._map(node),
             ("any", 1): lambda: Binary(node.position, "|", self._map(node), Call(node.position, "any", ())),
             ("all", 1): lambda: Binary(node.position, "|", self._map(node), Call(node.position, "all", ())),
             ("first", 0): lambda: Index(node.position, Identity(node.position), 0),
@@ -866,9 +866,10 @@ class JqCompiler:
         if name == "error" and len(args) <= 1:
             return Val(J.missing())
         if name == "select" and len(args) == 1:
-            condition = self.single(self.compile(args[0], dot), node, "`select` condition")
-            truth = self.truthy(condition)
-            return Many(J.case((J.is_null(truth), exp.Null()), (truth, J.array(self.json(dot))), default=J.empty_json_list()))
+            condition = self.compile(args[0], dot)
+            if isinstance(condition, (Opt, Many)):  # `.` once per truthy output
+                return self.pipe(condition, lambda c: self._select(c, dot))
+            return self._select(condition, dot)
         if name in ("has", "test", "startswith", "endswith") and len(args) == 1:
             if not isinstance(args[0], Literal) or isinstance(args[0].value, bool) or args[0].value is None:
                 raise self.fail(f"`{name}` needs a literal argument", args[0])
@@ -877,7 +878,12 @@ class JqCompiler:
             raise self.fail(f"`{name}/{len(args)}` is not supported; supported builtins: {_BUILTINS}", node)
         return self._builtin(name, dot)
 
+    def _select(self, condition: Single, dot: Ref) -> Many:
+        truth = self.truthy(condition)
+        return Many(J.case((J.is_null(truth), exp.Null()), (truth, J.array(self.json(dot))), default=J.empty_json_list()))
+
     def _map(self, node: Call) -> Node:
+        """``[.[] | f]`` for ``map(f)``, ``any(f)`` and ``all(f)``."""
         return Collect(node.position, Binary(node.position, "|", Iterate(node.position, Identity(node.position)), node.args[0]))
 
     def _with_argument(self, name: str, argument: Literal, dot: Ref) -> Result:

@@ -108,6 +108,7 @@ class TagBatch:
 
     table: pa.Table
     seed: int = 0
+    options: dict = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -156,7 +157,7 @@ class TaggerSpec:
     defaults: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
     requires: str | None = None
-    check: Callable[[], None] | None = None
+    check: Callable[[dict], None] | None = None
     vectorized: bool = True
 
     @property
@@ -174,15 +175,16 @@ def tagger(
     defaults: Iterable[str] = (),
     needs: Iterable[str] = (),
     requires: str | None = None,
-    check: Callable[[], None] | None = None,
+    check: Callable[[dict], None] | None = None,
     vectorized: bool = True,
 ) -> Callable[[TaggerFn], TaggerFn]:
     """Register ``fn(batch) -> {type: Spans}`` under ``name``.
 
     ``types`` lists the span types it emits (``dolma-sql list`` shows them), ``defaults`` the types
     written even when empty, ``needs`` extra document fields (``metadata``, …), ``requires`` the
-    optional package it imports, and ``check`` a function that raises :class:`ConfigError` when a
-    dependency or model is missing (run before any file is read). ``vectorized=False`` marks
+    optional package it imports, and ``check(options)`` a function that raises :class:`ConfigError`
+    when a dependency or model is missing (run before any file is read; ``options`` holds the
+    configured model and list paths, also available to the tagger as ``batch.options``). ``vectorized=False`` marks
     taggers that do per-document work (a library called per text).
     """
 
@@ -358,12 +360,12 @@ def keyed_output(prefix: str, spec: TaggerSpec, output: TaggerOutput) -> list[tu
     return keyed
 
 
-def check_taggers(names: Sequence[str]) -> list[TaggerSpec]:
+def check_taggers(names: Sequence[str], options: dict | None = None) -> list[TaggerSpec]:
     """Resolve names and run each tagger's dependency/model check before any work starts."""
     specs = [get_tagger(name) for name in names]
     for spec in specs:
         if spec.check is not None:
-            spec.check()
+            spec.check(options or {})
     return specs
 
 
@@ -393,6 +395,7 @@ class TagUnit:
     seed: int = 0
     fingerprint: str = ""
     max_documents: int | None = None
+    options: tuple[tuple[str, str], ...] = ()
 
 
 def marker_path(output_path: str) -> str:
@@ -403,7 +406,7 @@ def marker_path(output_path: str) -> str:
 
 def unit_fingerprint(unit: TagUnit) -> str:
     """What a marker records: the taggers, keys and seed, so a changed request is not skipped."""
-    description = {"outputs": [[o.path, list(o.taggers)] for o in unit.outputs], "seed": unit.seed}
+    description = {"outputs": [[o.path, list(o.taggers)] for o in unit.outputs], "seed": unit.seed, "options": list(unit.options)}
     return hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()
 
 
@@ -438,7 +441,7 @@ def tag_file(unit: TagUnit) -> dict[str, float]:
                 table = table.slice(0, max(0, unit.max_documents - documents))
             if not table.num_rows:
                 break
-            batch = TagBatch(table, seed=unit.seed)
+            batch = TagBatch(table, seed=unit.seed, options=dict(unit.options))
             try:
                 results = {name: run_tagger(spec, batch) for name, spec in specs.items()}
             except DolmaSqlError:
@@ -462,11 +465,11 @@ def tag_file(unit: TagUnit) -> dict[str, float]:
 
 
 # ---------------------------------------------------------------------------------------------- DuckDB
-def tag_texts(name: str, texts: pa.Array, seed: int = 0, **columns: pa.Array) -> pa.Array:
+def tag_texts(name: str, texts: pa.Array, seed: int = 0, options: dict | None = None, **columns: pa.Array) -> pa.Array:
     """Run tagger ``name`` on Arrow ``texts`` and return each row's ``{type: [[start, end, score], …]}`` as JSON text."""
     spec = get_tagger(name)
     table = pa.table({"text": texts.cast(pa.large_string()), **columns})
-    output = run_tagger(spec, TagBatch(table, seed=seed))
+    output = run_tagger(spec, TagBatch(table, seed=seed, options=options or {}))
     return encode_attribute_fields(len(table), keyed_output("", spec, output)).cast(pa.string())
 
 

@@ -19,7 +19,7 @@ from dolma_sql.udfs.text import Segments, paragraphs
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]+")  # \p{Cc} and \p{Cs}, which CLD2 rejects
 
 
-def require_pycld2() -> None:
+def require_pycld2(options: dict) -> None:
     try:
         import anyascii  # noqa: F401  (upstream retries CLD2 on transliterated text)
         import pycld2  # noqa: F401

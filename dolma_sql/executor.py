@@ -8,6 +8,7 @@ one uses processes, and a distributed one (Ray, …) only needs another ``map_un
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 from abc import ABC, abstractmethod
@@ -34,13 +35,18 @@ class Executor(ABC):
 
 
 class LocalExecutor(Executor):
-    """In-process for one process (easy to debug), a spawn-based process pool otherwise."""
+    """In-process for one process (easy to debug), a spawn-based process pool otherwise.
 
-    def __init__(self, processes: int = 1) -> None:
+    ``env`` (e.g. ``LD_PRELOAD`` of a faster allocator) is set for the worker processes only;
+    giving it always runs units in workers, even for one process.
+    """
+
+    def __init__(self, processes: int = 1, env: dict[str, str] | None = None) -> None:
         self.processes = max(1, processes)
+        self.env = env or {}
 
     def map_unordered(self, fn, units):
-        if self.processes == 1 or len(units) <= 1:
+        if not self.env and (self.processes == 1 or len(units) <= 1):
             for unit in units:
                 try:
                     yield unit, fn(unit)
@@ -48,7 +54,7 @@ class LocalExecutor(Executor):
                     yield unit, error
             return
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(self.processes, len(units)), mp_context=context) as pool:
+        with _environment(self.env), ProcessPoolExecutor(max_workers=min(self.processes, len(units)), mp_context=context) as pool:
             pending: dict[Future, Any] = {}
             queue = list(units)
             queue.reverse()
@@ -63,6 +69,21 @@ class LocalExecutor(Executor):
                     if error is not None and not isinstance(error, DolmaSqlError):
                         raise error
                     yield unit, error if error is not None else future.result()
+
+
+@contextlib.contextmanager
+def _environment(env: dict[str, str]) -> Iterator[None]:
+    """Set ``env`` while workers are spawned (they inherit it), then restore the parent's."""
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def run_units(

@@ -380,3 +380,22 @@ def test_errors_are_user_errors_in_workers(mixed_corpus, tmp_path):
     with pytest.raises(DolmaSqlError) as error:
         tokens(["--documents", str(docs / "*.jsonl"), *GPT_NEO, "--processes", "2", "--destination", str(tmp_path / "out")])
     assert f"{docs / 'b.jsonl'}:2" in str(error.value)
+
+
+def test_refresh_and_encode_special_tokens(mixed_corpus, tmp_path):
+    """``tokenizer.refresh`` re-creates the tokenizer without changing tokens; ``encode_special_tokens`` splits literals."""
+    from tokenizers import Tokenizer
+
+    edge = str(mixed_corpus / "documents" / "edge.jsonl.gz")
+    tokens(["--documents", edge, *GPT_NEO, "--destination", str(tmp_path / "plain")])
+    tokens(["--documents", edge, *GPT_NEO, "--tokenizer.refresh", "2", "--destination", str(tmp_path / "refresh")])
+    assert documents_by_location(tmp_path / "refresh") == documents_by_location(tmp_path / "plain")
+    tokens(["--documents", edge, *GPT_NEO, "--tokenizer.encode_special_tokens", "--destination", str(tmp_path / "split")])
+    split = {d.id: d.tokens.tolist() for d in iter_documents(str(tmp_path / "split"))}
+    reference = Tokenizer.from_file(str(TOKENIZERS / "gpt-neo-test-tokenizer.json"))
+    reference.encode_special_tokens = True
+    text = next(doc["text"] for doc in EDGE_DOCS if doc["id"] == "special")
+    assert split["special"] == reference.encode(text.strip(), add_special_tokens=False).ids + [50279]
+    assert 50279 not in split["special"][:-1]
+    plain = {d.id: d.tokens.tolist() for d in iter_documents(str(tmp_path / "plain"))}
+    assert 50279 in plain["special"][:-1]  # by default the literal <|endoftext|> is the special token

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
 from dolma_sql.executor import LocalExecutor, console, run_units
-from dolma_sql.tokens import TokensConfig, plan_tokens, tokenize_group, tokens_stats
+from dolma_sql.tokens import TokensConfig, plan_tokens, tokenize_group, tokens_stats, worker_env
 
 
 def run(config: TokensConfig) -> dict[str, float]:
@@ -31,7 +31,7 @@ def run(config: TokensConfig) -> dict[str, float]:
         console.print(f"resuming: {len(plan.skipped)} of {groups} groups are already done")
     console.print(f"Tokenizing {plan.files:,} source files into {groups:,} groups in {config.destination}")
     processes = max(1, min(config.processes, len(plan.units)))
-    totals = run_units(tokenize_group, plan.units, executor=LocalExecutor(processes), label="tokens")
+    totals = run_units(tokenize_group, plan.units, executor=LocalExecutor(processes, env=worker_env()), label="tokens")
     seconds = time.perf_counter() - started
     tokens = totals.get("tokens", 0)
     console.print(

@@ -896,7 +896,7 @@ def _run_exact(config: DeduperConfig, settings: Settings, jobs: list[FileJob], w
 
     stats = Stats()
     _extract(jobs, list(range(len(jobs))), work, settings, processes)
-    connection = duckdb.connect(os.path.join(work, "exact.duckdb"), config={"temp_directory": os.path.join(work, "spill")})
+    connection = duckdb.connect(config={"temp_directory": os.path.join(work, "spill")})  # in memory, spilling to work
     connection.register("file_list", pa.table({"file": np.arange(len(jobs), dtype=np.int64), "path": [job.path for job in jobs]}))
     lineage = os.path.abspath(config.dedupe.lineage or _default_lineage(jobs))
     os.makedirs(os.path.dirname(lineage), exist_ok=True)

@@ -102,7 +102,7 @@ def test_exact_url_dedupe_and_lineage(corpus: Path) -> None:
         if url in first:
             expected.append((document["id"], path, line, *first[url]))
         first.setdefault(url, (document["id"], path, line))
-    lineage = duckdb.sql(f"SELECT * FROM '{corpus}/attributes/url/lineage.parquet'").fetchall()
+    lineage = duckdb.sql(f"SELECT * FROM '{corpus}/attributes/url/lineage.parquet' ORDER BY duplicate_file, duplicate_line").fetchall()
     assert [tuple(row) for row in lineage] == [(a, b, c, d, e, f) for a, b, c, d, e, f in expected]
 
 

@@ -225,7 +225,8 @@ def iter_document_batches(
     import duckdb
 
     connection = duckdb.connect()
-    paths = ", ".join("'$.\"" + name.replace('"', '\\"') + "\"'" for name in fields)
+    # a dotted name is a nested path, as dolma's field names (``metadata.text``)
+    paths = ", ".join("'$" + "".join('."' + part.replace('"', '\\"') + '"' for part in name.split(".")) + "'" for name in fields)
     projections = ", ".join(
         f"CASE WHEN json_type(v[{i + 1}]) = 'VARCHAR' THEN v[{i + 1}]->>'$' ELSE {'v[%d]::VARCHAR' % (i + 1)} END AS \"{name}\""
         if name not in JSON_FIELDS

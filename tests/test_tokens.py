@@ -399,3 +399,12 @@ def test_refresh_and_encode_special_tokens(mixed_corpus, tmp_path):
     assert 50279 not in split["special"][:-1]
     plain = {d.id: d.tokens.tolist() for d in iter_documents(str(tmp_path / "plain"))}
     assert 50279 in plain["special"][:-1]  # by default the literal <|endoftext|> is the special token
+
+
+def test_nested_text_field(tmp_path):
+    """``fields.text_field_name`` may be a dotted path into the document, as in dolma."""
+    docs = write_docs(tmp_path / "docs" / "a.jsonl", [json.dumps({"id": "n1", "body": {"content": " Nested text. "}}).encode()])
+    tokens(["--documents", str(docs), *LLAMA, "--fields.text_field_name", "body.content", "--destination", str(tmp_path / "out")])
+    [document] = list(iter_documents(str(tmp_path / "out")))
+    assert document.id == "n1"
+    assert document.tokens.tolist() == expected_tokens(" Nested text. ", TOKENIZERS / "llama-test-tokenizer.json", 1, 2)

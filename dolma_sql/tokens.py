@@ -165,7 +165,11 @@ class DocumentTokenizer:
         self.options = options
         self.vocab_size = self.tokenizer.get_vocab_size()
         self.dtype = np.dtype(np.min_scalar_type(self.vocab_size - 1)).newbyteorder("<")
-        if dtype is not None and np.dtype(dtype) != self.dtype:
+        try:
+            wanted = None if dtype is None else np.dtype(dtype)
+        except TypeError:
+            raise ConfigError(f"{dtype!r} is not a numpy dtype", path="dtype", hint=f"pass --dtype {self.dtype.name}") from None
+        if wanted is not None and wanted != self.dtype:
             raise ConfigError(
                 f"dtype {dtype!r} does not match the tokenizer: its vocabulary of {self.vocab_size:,} ids needs {self.dtype.name}",
                 path="dtype",

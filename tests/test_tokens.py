@@ -348,14 +348,19 @@ def test_resume_redoes_only_unfinished_groups(mixed_corpus, tmp_path):
 
 
 def test_killed_run_resumes(mixed_corpus, tmp_path):
-    """SIGKILL the CLI once a group is done; --resume finishes with output identical to an uninterrupted run."""
+    """SIGKILL the CLI and its workers once a group is done; --resume finishes with output identical to an uninterrupted run."""
     args = ["tokens", "--documents", str(mixed_corpus / "documents" / "*.jsonl.gz"), *LLAMA, "--files_per_process", "1", "--processes", "1"]
     killed = tmp_path / "killed"
-    process = subprocess.Popen([sys.executable, "-m", "dolma_sql", *args, "--destination", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dolma_sql", *args, "--destination", str(killed)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # so the kill takes the worker processes too, as a crash would
+    )
     deadline = time.time() + 120
     while not list((killed / ".dolma-sql").glob("*.done")) and time.time() < deadline and process.poll() is None:
         time.sleep(0.01)
-    process.send_signal(signal.SIGKILL)
+    os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     done_at_kill = len(list((killed / ".dolma-sql").glob("*.done")))
     assert 1 <= done_at_kill < 5, "the run must be interrupted part-way"

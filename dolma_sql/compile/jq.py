@@ -445,6 +445,26 @@ def _is_simple(expression: exp.Expression) -> bool:
     return isinstance(expression, (exp.Column, exp.Literal, exp.Boolean, exp.Null))
 
 
+def _never_null(expression: exp.Expression) -> bool:
+    """Whether ``expression`` can be proved never NULL (never an error) from its shape alone."""
+    if isinstance(expression, (exp.Literal, exp.Boolean)):
+        return True
+    if isinstance(expression, (exp.Paren, exp.Not)):
+        return _never_null(expression.this)
+    if isinstance(expression, exp.Is):
+        return True
+    if isinstance(expression, exp.Coalesce):
+        return any(_never_null(e) for e in [expression.this, *expression.expressions])
+    if isinstance(expression, exp.Case):
+        default = expression.args.get("default")
+        return default is not None and _never_null(default) and all(_never_null(i.args["true"]) for i in expression.args["ifs"])
+    if isinstance(expression, (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.Or)):
+        return _never_null(expression.this) and _never_null(expression.expression)
+    if isinstance(expression, exp.In):
+        return _never_null(expression.this) and all(_never_null(e) for e in expression.expressions)
+    return False
+
+
 def _constant_text(value: "Single") -> str | None:
     """The JSON text of a constant null/true/false operand (compared by text, no lambda needed)."""
     if isinstance(value, Bool) and isinstance(value.expr, exp.Boolean):
@@ -548,13 +568,17 @@ class JqCompiler:
             return _number_json(value.expr)
         if isinstance(value, Text):
             return J.to_json(value.expr)
-        if value.base is None:
-            raw = self.doc.value(value.path)
-        else:
-            raw = J.fn("json_extract", value.base, J.lit(J.path_string(value.path))) if value.path else value.base
-        present = J.coalesce(raw, J.json_null()) if value.path else raw
         error = self._ref_error(value)
+        present = self._ref_value(value)
         return present if error is None else J.case((error, J.missing()), default=present)
+
+    def _ref_value(self, ref: Ref) -> exp.Expression:
+        """The value at a reference when stepping there is no error (missing keys give null)."""
+        if ref.base is None:
+            raw = self.doc.value(ref.path)
+        else:
+            raw = J.fn("json_extract", ref.base, J.lit(J.path_string(ref.path))) if ref.path else ref.base
+        return J.coalesce(raw, J.json_null()) if ref.path else raw
 
     def kind(self, value: Single) -> exp.Expression:
         """DuckDB's json_type of the value ('NULL' for jq null; SQL NULL = error)."""
@@ -597,10 +621,13 @@ class JqCompiler:
         A computed value used several times by an operator would otherwise be copied into the
         SQL each time, growing the query exponentially with nesting.
         """
-        bound, bindings = [], []
+        bound, bindings, guards = [], [], []
         for value in values:
-            if isinstance(value, Ref):
-                value = Val(self.json(value))
+            if isinstance(value, Ref):  # test its error once, outside, and use the plain value inside
+                error = self._ref_error(value)
+                value = Val(self._ref_value(value))
+                if error is not None:
+                    guards.append(error)
             if _is_simple(value.expr):
                 bound.append(value)
             else:
@@ -619,6 +646,10 @@ class JqCompiler:
                 result = type(result)(expression)
             else:
                 result = type(result)(J.index(J.list_transform(J.array(source), name, result.expr), 0))
+        if guards:  # body results are strict: NULL (an error) where a guard holds
+            if isinstance(result, Opt):
+                result = Many(self.as_list(result))
+            result = type(result)(J.case((J.or_(*guards), exp.Null()), default=result.expr))
         return result
 
     # -- compilation -----------------------------------------------------------------------
@@ -660,13 +691,18 @@ class JqCompiler:
     def binary(self, op: str, left: Single, right: Single) -> Single:
         """An operator on single values."""
         if op in ("and", "or"):
-            return self.let([Bool(self.truthy(left))], lambda a: self.logical(op, a, Bool(self.truthy(right))))
+            truth = Bool(self.truthy(left))
+            if _never_null(truth.expr):
+                return self.logical(op, truth, Bool(self.truthy(right)))
+            return self.let([truth], lambda a: self.logical(op, a, Bool(self.truthy(right))))
         if op in _COMPARISONS:
             return self.let([left, right], lambda a, b: self.compare(op, a, b))
         return self.let([left, right], lambda a, b: self.arithmetic(op, a, b))
 
     def logical(self, op: str, a: Bool, b: Bool) -> Bool:
         """jq's short-circuit ``and``/``or`` (an error on the left is an error)."""
+        if _never_null(a.expr):  # SQL's AND/OR then agree with jq, errors on the right included
+            return Bool((exp.And if op == "and" else exp.Or)(this=J.paren(a.expr), expression=J.paren(b.expr)))
         short = (J.not_(a.expr), exp.false()) if op == "and" else (a.expr, exp.true())
         return Bool(J.case((J.is_null(a.expr), exp.Null()), short, default=b.expr))
 
@@ -731,7 +767,10 @@ class JqCompiler:
         def choose(truth: Bool) -> Result:
             return wrap(J.case((J.is_null(truth.expr), exp.Null()), (truth.expr, convert(then)), default=convert(otherwise)))
 
-        return self.let([Bool(self.truthy(condition))], choose)
+        truth = Bool(self.truthy(condition))
+        if _never_null(truth.expr):
+            return wrap(J.case((truth.expr, convert(then)), default=convert(otherwise)))
+        return self.let([truth], choose)
 
     def attempt(self, node: Try, dot: Ref) -> Result:
         body = self.compile(node.body, dot)
@@ -925,8 +964,10 @@ class JqCompiler:
         is_kind = lambda *types: exp.In(this=kind, expressions=[J.lit(t) for t in types])  # noqa: E731
         elements = J.fn("json_extract", value, J.lit("$[*]"))
         if name == "type":
-            return Text(J.case(*[(exp.EQ(this=kind, expression=J.lit(t)), J.lit(n)) for t, n in _TYPE_NAMES],
-                               (is_kind(*J.NUMBER_TYPES), J.lit("number"))))
+            names = [(exp.EQ(this=kind, expression=J.lit(t)), J.lit(n)) for t, n in _TYPE_NAMES]
+            if _never_null(kind):  # every other json_type is a number
+                return Text(J.case(*names, default=J.lit("number")))
+            return Text(J.case(*names, (is_kind(*J.NUMBER_TYPES), J.lit("number"))))
         if name == "length":
             return Num(J.cast(J.case(
                 (is_kind("NULL"), J.lit(0)),

@@ -18,7 +18,7 @@ FROM (
     SELECT d.id, d.file, d.position
     FROM (
         SELECT id, filename AS file, ordinality AS position
-        FROM read_ndjson(:files, columns = {'id': 'VARCHAR'}, filename = true, format = 'newline_delimited') WITH ORDINALITY
+        FROM read_ndjson(:files, columns = {'id': 'VARCHAR'}, filename = true, format = 'newline_delimited', records = true) WITH ORDINALITY
     ) AS d
     WHERE CASE WHEN :aligned THEN true ELSE error('dolma-sql: misaligned attributes: ' || :mismatch) END
 ) AS joined

@@ -2,4 +2,4 @@
 --   :files    list of the set's attribute files, aligned with the document files
 --   :columns  struct {'id': 'VARCHAR', 'attributes': STRUCT(<key> <type>, ...)}
 SELECT id, filename, attributes
-FROM read_ndjson(:files, columns = :columns, filename = true, format = 'newline_delimited')
+FROM read_ndjson(:files, columns = :columns, filename = true, format = 'newline_delimited', records = true)

@@ -9,4 +9,4 @@ SELECT
     * EXCLUDE (filename, ordinality),
     filename AS file,
     ordinality - min(ordinality) OVER (PARTITION BY filename) + 1 AS "row"
-FROM read_ndjson(:files, columns = :columns, filename = true, format = 'newline_delimited') WITH ORDINALITY
+FROM read_ndjson(:files, columns = :columns, filename = true, format = 'newline_delimited', records = true) WITH ORDINALITY

@@ -7,7 +7,7 @@ SELECT
     bool_and(json_type(e.value) IN ('DOUBLE', 'UBIGINT', 'BIGINT')) AS is_number
 FROM (
     SELECT ordinality AS position, unnest(map_entries(attributes)) AS e
-    FROM read_ndjson(:file, columns = {'attributes': 'MAP(VARCHAR, JSON)'}, format = 'newline_delimited') WITH ORDINALITY
+    FROM read_ndjson(:file, columns = {'attributes': 'MAP(VARCHAR, JSON)'}, format = 'newline_delimited', records = true) WITH ORDINALITY
 )
 WHERE json_type(e.value) <> 'NULL'
 GROUP BY e.key

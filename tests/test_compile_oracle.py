@@ -187,9 +187,10 @@ def test_jsonpath_filters_agree_with_upstream(oracle, tmp_path):
 def test_jq_filters_agree_with_upstream(oracle, tmp_path):
     rng = random.Random(534)
     docs = [random_doc(rng, i) for i in range(150)]
-    rules = [(jq_filter(rng), rng.random() < 0.5) for _ in range(80)]
+    rules = [(jq_filter(rng), rng.random() < 0.5) for _ in range(60)]
     # upstream fails a whole shard where jq raises (e.g. `null | .a`, which is null for dolma-sql):
     # those streams are skipped, the others must agree exactly
     mismatches, compared = compare_with_upstream(oracle, tmp_path, docs, rules, "jq", allow_failed_shards=True)
-    assert compared >= 60
+    print(f"{compared} of {2 * len(rules)} streams comparable")
+    assert compared >= 50
     assert not mismatches

@@ -444,7 +444,7 @@ class _Accumulator:
         return {"documents": documents.num_rows, "units": units.num_rows, "keys": len(keys["unit"])}
 
 
-BATCH_BYTES = 16 << 20
+BATCH_BYTES = 8 << 20
 """Decompressed bytes parsed at once per worker: paragraphs, tokens and hashes multiply it a few times."""
 
 _FINGERPRINTERS: dict[tuple[bool, int], Fingerprinter] = {}

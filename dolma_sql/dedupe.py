@@ -10,8 +10,11 @@ How a run works, and why it is deterministic whatever ``--processes`` is:
    and keys (fingerprints in the exact order dolma would check them).
 2. **Resolve** (the parent, files in input order): Bloom mode feeds each file's keys to the filter
    in order (:meth:`BloomFilter.check_and_insert` has sequential semantics), so the first occurrence
-   is the first in file order, then line order, exactly as a one-process run; exact mode asks DuckDB
-   for the first occurrence of every key with a hash aggregation over all files (spilling to disk).
+   is the first in file order, then line order, exactly as a one-process run. It starts on file
+   ``i`` as soon as files ``0..i`` are extracted, while workers go on with later files. (Keys repeated
+   inside a file are found by the worker, exactly, so the parent probes each distinct key once.)
+   Exact mode asks DuckDB for the first occurrence of every key with one hash aggregation over all
+   files (spilling to disk) and writes the lineage table (``sql/dedupe_exact.sql``).
 3. **Write** attributes per file (atomically) in dolma's format, plus the lineage table in exact mode.
 
 Bloom mode is resumable: the filter records the files it holds and is checkpointed with them, so

@@ -89,7 +89,7 @@ def compile_stream(
     J.reset_lambda_names()
     doc = Document(n_attribute_sets)
     _check_syntax(syntax, _join(config_path, "filter.syntax"))
-    decided: dict[str, list[tuple[str, exp.Expression]]] = {"include": [], "exclude": []}
+    decided: dict[str, list[tuple[str, str, exp.Expression]]] = {"include": [], "exclude": []}  # text, path, rule
     for kind, rules in (("include", include), ("exclude", exclude)):
         for i, text in enumerate(rules):
             where = _join(config_path, f"filter.{kind}[{i}]")

@@ -160,40 +160,35 @@ class _Parser:
             raise self.fail(f"invalid jq: unexpected `{self.token.text}`", self.token.position)
         return node
 
-    def pipe(self) -> Node:
-        left = self.comma()
-        if self.at("|"):
-            position = self.take().position
-            return Binary(position, "|", left, self.pipe())
+    def left_associative(self, ops: tuple[str, ...], operand) -> Node:
+        left = operand()
+        while self.at(*ops):
+            token = self.take()
+            left = Binary(token.position, token.text, left, operand())
         return left
+
+    def right_associative(self, op: str, operand, this) -> Node:
+        left = operand()
+        if self.at(op):
+            position = self.take().position
+            return Binary(position, op, left, this())
+        return left
+
+    # precedence, loosest first: | , // or and (comparisons) + - * /
+    def pipe(self) -> Node:
+        return self.right_associative("|", self.comma, self.pipe)
 
     def comma(self) -> Node:
-        left = self.alternative()
-        while self.at(","):
-            position = self.take().position
-            left = Binary(position, ",", left, self.alternative())
-        return left
+        return self.left_associative((",",), self.alternative)
 
     def alternative(self) -> Node:
-        left = self.disjunction()
-        if self.at("//"):
-            position = self.take().position
-            return Binary(position, "//", left, self.alternative())
-        return left
+        return self.right_associative("//", self.disjunction, self.alternative)
 
     def disjunction(self) -> Node:
-        left = self.conjunction()
-        while self.at("or"):
-            position = self.take().position
-            left = Binary(position, "or", left, self.conjunction())
-        return left
+        return self.left_associative(("or",), self.conjunction)
 
     def conjunction(self) -> Node:
-        left = self.comparison()
-        while self.at("and"):
-            position = self.take().position
-            left = Binary(position, "and", left, self.comparison())
-        return left
+        return self.left_associative(("and",), self.comparison)
 
     def comparison(self) -> Node:
         left = self.additive()
@@ -205,20 +200,13 @@ class _Parser:
         return left
 
     def additive(self) -> Node:
-        left = self.multiplicative()
-        while self.at("+", "-"):
-            token = self.take()
-            left = Binary(token.position, token.text, left, self.multiplicative())
-        return left
+        return self.left_associative(("+", "-"), self.multiplicative)
 
     def multiplicative(self) -> Node:
-        left = self.unary()
-        while self.at("*", "/", "%"):
-            token = self.take()
-            if token.text == "%":
-                raise self.fail("the `%` operator is not supported", token.position)
-            left = Binary(token.position, token.text, left, self.unary())
-        return left
+        node = self.left_associative(("*", "/"), self.unary)
+        if self.at("%"):
+            raise self.fail("the `%` operator is not supported", self.token.position)
+        return node
 
     def unary(self) -> Node:
         if self.at("-"):

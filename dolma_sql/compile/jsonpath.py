@@ -182,7 +182,7 @@ class _Parser:
             return Filter(condition)
         if self.peek("'") or self.peek('"'):
             names = [self.string()]
-            while self.skip_spaces() or self.peek(","):
+            while self.at(","):
                 self.pos += 1
                 self.skip_spaces()
                 names.append(self.string())
@@ -241,20 +241,24 @@ class _Parser:
         self.pos += 1
         return "".join(chars)
 
+    def at(self, token: str) -> bool:
+        """Whether ``token`` comes next, after any spaces."""
+        self.skip_spaces()
+        return self.peek(token)
+
     # condition := and ('||' and)* ; and := unary ('&&' unary)* ; unary := '!' unary | atom
     def condition(self) -> Condition:
-        operands = [self.conjunction()]
-        while self.skip_spaces() or self.peek("||"):
-            self.pos += 2
-            operands.append(self.conjunction())
-        return operands[0] if len(operands) == 1 else BoolOp("||", tuple(operands))
+        return self.chain("||", self.conjunction)
 
     def conjunction(self) -> Condition:
-        operands = [self.unary()]
-        while self.skip_spaces() or self.peek("&&"):
-            self.pos += 2
-            operands.append(self.unary())
-        return operands[0] if len(operands) == 1 else BoolOp("&&", tuple(operands))
+        return self.chain("&&", self.unary)
+
+    def chain(self, op: str, operand) -> Condition:
+        operands = [operand()]
+        while self.at(op):
+            self.pos += len(op)
+            operands.append(operand())
+        return operands[0] if len(operands) == 1 else BoolOp(op, tuple(operands))
 
     def unary(self) -> Condition:
         self.skip_spaces()

@@ -825,7 +825,7 @@ def _remove_intermediates(prefix: str) -> None:
                 os.remove(f"{prefix}.{name}.{extension}")
 
 
-CHECKPOINT_SECONDS = 120.0
+CHECKPOINT_SECONDS = float(os.environ.get("DOLMA_SQL_CHECKPOINT_SECONDS", 120))
 """A growing filter is saved (with its journal) at most this often, and at the end."""
 
 

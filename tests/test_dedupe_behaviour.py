@@ -130,6 +130,30 @@ def test_killed_run_resumes_to_the_same_result(tmp_path: Path, monkeypatch, chec
     assert read_attributes(crashed) == read_attributes(clean)
 
 
+def test_sigkilled_process_resumes_to_the_same_result(tmp_path: Path) -> None:
+    """A real ``kill -9`` of the CLI once some attribute files exist, checkpointing after every file."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    files = {f"f{i}": [doc(i * 100 + j, f"shared {j % 7}\nown {i} {j}\nshared {(i * j) % 5}") for j in range(300)] for i in range(8)}
+    clean, killed = tmp_path / "clean", tmp_path / "killed"
+    for root in (clean, killed):
+        write_corpus(root, files)
+    run(flags(clean))
+    process = subprocess.Popen([sys.executable, "-m", "dolma_sql", "dedupe", *flags(killed)], start_new_session=True,
+                               env={**os.environ, "DOLMA_SQL_CHECKPOINT_SECONDS": "0"},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while process.poll() is None and time.monotonic() < deadline and len(list((killed / "attributes").rglob("*.jsonl.gz"))) < 3:
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    run(flags(killed))
+    assert read_attributes(killed) == read_attributes(clean)
+
+
 def test_read_only_checks_against_the_filter_and_never_writes_it(tmp_path: Path) -> None:
     evaluation = tmp_path / "eval"
     write_corpus(evaluation, {"e": [doc(0, "leaked paragraph\nother")]})

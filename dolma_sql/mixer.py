@@ -14,6 +14,7 @@ losing or duplicating a document.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -21,7 +22,7 @@ import duckdb
 import msgspec
 import numpy as np
 import pyarrow as pa
-from sqlglot import exp
+import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from dolma_sql import impact, layout
 from dolma_sql.compile import SpanRule, StreamQuery, compile_stream
@@ -30,7 +31,6 @@ from dolma_sql.executor import Counters, LocalExecutor, run_units
 from dolma_sql.io import AtomicWriter, LineBatch, iter_line_batches
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
 from dolma_sql.spans import SpanEdits, apply_spans, split_template
-from dolma_sql.sql import fill, load_sql, render
 
 # Rust's str::trim() strips Unicode White_Space; Python's str.strip() also strips \x1c-\x1f.
 UNICODE_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -85,6 +85,7 @@ def compile_recipe(config: MixerConfig, *, rule_columns: bool = False) -> list[S
             n_attribute_sets=len(stream.attributes),
             config_path=where,
             rule_columns=rule_columns,
+            alignment_check=True,
         )
         rules = tuple(
             SpanRuleRun(
@@ -166,7 +167,6 @@ def run_shard(task: ShardTask) -> Counters:
     connection = duckdb.connect(config={"threads": task.threads})
     counters: Counters = {"shards": 1}
     query = task.plan.query.sql
-    checks: dict[tuple[bool, ...], str] = {}
     writer = _NullWriter() if task.dry_run else AtomicWriter(task.shard.output)
     with writer:
         for path in task.shard.inputs:
@@ -176,11 +176,7 @@ def run_shard(task: ShardTask) -> Counters:
                     table[f"attr_{index}"] = lines if lines is not None else pa.nulls(len(batch), pa.large_string())
                 connection.register("batch", pa.table(table))
                 try:
-                    present = tuple(lines is not None for lines in attribute_lines)
-                    if present not in checks:
-                        checks[present] = check_query(attribute_lines)
-                    _check_batch(connection, batch, attribute_lines, task, checks[present])
-                    result = connection.sql(query).to_arrow_table()
+                    result = _run_query(connection, query, batch, attribute_lines, task)
                     text_bytes = connection.sql(_TEXT_BYTES).to_arrow_table().column(0).to_numpy() if task.dry_run else None
                 finally:
                     connection.unregister("batch")
@@ -281,25 +277,23 @@ class _LineCursor:
         return self._buffered > 0
 
 
-def check_query(attribute_lines: list) -> str:
-    """SQL returning the first row whose document or attribute lines cannot be mixed (see sql/mix_check.sql)."""
-    template = load_sql("mix_check_attribute")
-    problems = [
-        fill(template.copy(), attribute_line=exp.column(f"attr_{index}"))
-        for index, lines in enumerate(attribute_lines)
-        if lines is not None
-    ]
-    return render(fill(load_sql("mix_check"), attribute_problem=exp.or_(*problems) if problems else exp.false()))
+_JQ_FAILURE = re.compile(r"^(?:.*?Error: )?(?P<message>.*failed on the document) at row (?P<row>\d+)", re.S)
 
 
-def _check_batch(connection: duckdb.DuckDBPyConnection, batch: LineBatch, attribute_lines: list, task: ShardTask, query: str) -> None:
-    """Fail on the first line whose document is malformed or whose attributes do not line up."""
+def _run_query(connection: duckdb.DuckDBPyConnection, query: str, batch: LineBatch, attribute_lines: list, task: ShardTask) -> pa.Table:
+    """Run the stream's query on a batch; malformed or misaligned lines and jq failures become errors naming the line."""
     try:
-        rows = connection.sql(query).fetchall()
-    except duckdb.Error:
-        rows = [(None,)]
-    if rows:
-        _diagnose(batch, attribute_lines, task, rows[0][0])
+        result = connection.sql(query).to_arrow_table()
+    except duckdb.Error as error:
+        failure = _JQ_FAILURE.match(str(error))
+        if failure:
+            raise InputError(failure.group("message"), path=batch.path, line=batch.first_line + int(failure.group("row"))) from None
+        _diagnose(batch, attribute_lines, task, None)  # a line DuckDB cannot parse
+        raise
+    problems = result.column("problem")
+    if pa.compute.any(problems).as_py():
+        _diagnose(batch, attribute_lines, task, pa.compute.index(problems, True).as_py())
+    return result
 
 
 def _diagnose(batch: LineBatch, attribute_lines: list, task: ShardTask, row: int | None) -> None:

@@ -236,3 +236,13 @@ def test_interrupted_shard_leaves_no_final_file_and_rerun_completes(tmp_path, mo
     result = run(path)
     assert result.totals["documents_kept"] == 2
     assert sorted(os.listdir(tmp_path / "out")) == ["s-0000.jsonl.gz"]
+
+
+def test_jq_runtime_error_names_rule_file_and_line(tmp_path):
+    corpus(tmp_path, DOCS, {"a": ATTRS})
+    path = recipe(tmp_path, attributes=["a"], filter={"syntax": "jq", "exclude": ['if .id == "2" then error("boom") else false end']})
+    with pytest.raises(InputError) as error:
+        run(path)
+    assert error.value.line == 3 and error.value.path.endswith("documents/0.jsonl")
+    assert "streams[0].filter.exclude[0]" in str(error.value)
+    assert_nothing_written(tmp_path)

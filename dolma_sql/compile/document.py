@@ -62,6 +62,14 @@ class Document:
         """DuckDB's ``json_type`` of the value at ``path`` (``'OBJECT'``, ``'NULL'`` …); NULL when absent."""
         return self._lookup("types", path)
 
+    def raw_value(self, source: str, path: Path) -> exp.Expression:
+        """The JSON value at ``path`` of one raw column (``doc``, ``attr_0`` …), no merging; NULL when absent."""
+        return self._raw_lookup("values", source, path)
+
+    def raw_present(self, source: str) -> exp.Expression:
+        """Whether the raw column has a line at all (a missing attribute set is NULL). Register a path first."""
+        return J.not_null(exp.column(self._raw[(source, "values")].column))
+
     def is_object(self, path: Path) -> bool:
         """Whether the value at ``path`` is an object in every document (known at compile time)."""
         return path == () or (path == ("attributes",) and self.n_attribute_sets > 0)

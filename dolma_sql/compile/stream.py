@@ -84,8 +84,14 @@ def compile_stream(
     n_attribute_sets: int,
     config_path: str = "",
     rule_columns: bool = False,
+    alignment_check: bool = False,
 ) -> StreamQuery:
-    """Compile a stream's filter and span selectors to one query (see the module docstring)."""
+    """Compile a stream's filter and span selectors to one query (see the module docstring).
+
+    With ``alignment_check`` the query also returns ``problem``: TRUE for a row whose document
+    has no string ``text`` or whose attribute lines do not line up (another ``id``, or no
+    ``attributes`` object), read from the same single parse of each column.
+    """
     J.reset_lambda_names()
     doc = Document(n_attribute_sets)
     _check_syntax(syntax, _join(config_path, "filter.syntax"))
@@ -118,11 +124,32 @@ def compile_stream(
     if rule_columns:
         rules = [exp.alias_(d, f"{kind}_{i}") for kind in decided for i, (_, _, d) in enumerate(decided[kind])]
 
-    middle = exp.select("row", *doc.columns(), exp.alias_(keep, "keep"), *rules).from_(doc.relation().subquery("merged"))
-    outer = exp.select("row", "keep", *outputs, *[r.alias for r in rules]).from_(middle.subquery("decided"))
+    checks = [exp.alias_(_alignment_problem(doc), "problem")] if alignment_check else []
+    middle = exp.select("row", *doc.columns(), exp.alias_(keep, "keep"), *rules, *checks).from_(doc.relation().subquery("merged"))
+    outer = exp.select("row", "keep", *outputs, *[r.alias for r in rules], *[c.alias for c in checks]).from_(middle.subquery("decided"))
     outer = J.parenthesize(outer.copy())  # copy() unshares nodes that the builders reuse
     return StreamQuery(
         sql=outer.sql(dialect="duckdb", pretty=True),
         expression=outer,
         attribute_keys=frozenset(doc.attribute_keys),
     )
+
+
+def _starts_with(value: exp.Expression, prefix: str) -> exp.Expression:
+    """Whether a JSON value's text starts with ``prefix`` (its type, without parsing it again); FALSE when absent."""
+    return J.coalesce(J.fn("starts_with", J.cast(value, "VARCHAR"), J.lit(prefix)), exp.false())
+
+
+def _alignment_problem(doc: Document) -> exp.Expression:
+    """TRUE when the document lacks a string ``text`` or an attribute line does not line up with it."""
+    document_id = doc.raw_value("doc", ("id",))
+    problems = [J.not_(_starts_with(doc.raw_value("doc", ("text",)), '"'))]
+    for source in doc.sources[1:]:
+        attribute_id = doc.raw_value(source, ("id",))
+        attributes = doc.raw_value(source, ("attributes",))
+        mismatch = J.or_(
+            exp.NullSafeNEQ(this=J.cast(attribute_id, "VARCHAR"), expression=J.cast(document_id, "VARCHAR")),
+            J.not_(_starts_with(attributes, "{")),
+        )
+        problems.append(J.and_(doc.raw_present(source), J.paren(mismatch)))
+    return J.or_(*problems)

@@ -270,7 +270,7 @@ class DocumentTokenizer:
 PARAGRAPH = re.compile(r"(^\n*|\n+)[^\n]*")
 
 
-ENCODE_CHARS = 1 << 20
+ENCODE_CHARS = 1 << 19
 """Characters per ``encode_batch`` call: the Rust encodings cost ~100 bytes per token until converted to ids."""
 
 
@@ -446,7 +446,7 @@ class TokenizedBatch:
     srcs: list[str]
 
 
-READ_BYTES = 4 << 20
+READ_BYTES = 2 << 20
 """Decompressed bytes per input batch: keeps ``ring_size`` open files' batches small."""
 
 
@@ -523,30 +523,16 @@ def iter_shuffled_batches(unit: GroupUnit, tokenizer: DocumentTokenizer, rng: np
 
 
 def _gather(picks: list[tuple[TokenizedBatch, int]], order: np.ndarray) -> TokenizedBatch:
-    """One batch holding ``picks`` in ``order``, tokens copied into one array."""
-    sources: dict[int, int] = {}
-    batches: list[TokenizedBatch] = []
-    for batch, _ in picks:
-        if id(batch) not in sources:
-            sources[id(batch)] = len(batches)
-            batches.append(batch)
-    bases = np.concatenate([[0], np.cumsum([len(batch.tokens) for batch in batches])[:-1]]).astype(np.int64)
-    which = np.fromiter((sources[id(batch)] for batch, _ in picks), dtype=np.int64, count=len(picks))[order]
-    rows = np.fromiter((row for _, row in picks), dtype=np.int64, count=len(picks))[order]
-    starts = np.empty(len(picks), dtype=np.int64)
-    lengths = np.empty(len(picks), dtype=np.int64)
-    locs = np.empty(len(picks), dtype=np.int64)
-    for index, batch in enumerate(batches):
-        mine = which == index
-        starts[mine] = bases[index] + batch.starts[rows[mine]]
-        lengths[mine] = batch.lengths[rows[mine]]
-        locs[mine] = batch.locs[rows[mine]]
-    all_tokens = np.concatenate([batch.tokens for batch in batches]) if len(batches) > 1 else batches[0].tokens
-    new_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-    gather = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - new_starts, lengths)
-    ids = [batches[b].ids[r] for b, r in zip(which.tolist(), rows.tolist())]
-    srcs = [batches[b].srcs[r] for b, r in zip(which.tolist(), rows.tolist())]
-    return TokenizedBatch(all_tokens[gather], new_starts, lengths, ids, locs, srcs)
+    """One batch holding ``picks`` in ``order``, their tokens copied into one array (no per-token index arrays)."""
+    chosen = [picks[index] for index in order.tolist()]
+    lengths = np.fromiter((batch.lengths[row] for batch, row in chosen), dtype=np.int64, count=len(chosen))
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    tokens = np.empty(int(lengths.sum()), dtype=chosen[0][0].tokens.dtype)
+    for (batch, row), start, length in zip(chosen, starts.tolist(), lengths.tolist()):
+        source = int(batch.starts[row])
+        tokens[start : start + length] = batch.tokens[source : source + length]
+    locs = np.fromiter((batch.locs[row] for batch, row in chosen), dtype=np.int64, count=len(chosen))
+    return TokenizedBatch(tokens, starts, lengths, [b.ids[r] for b, r in chosen], locs, [b.srcs[r] for b, r in chosen])
 
 
 # ---------------------------------------------------------------------------------------------- writing

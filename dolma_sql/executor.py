@@ -46,6 +46,8 @@ class LocalExecutor(Executor):
         self.env = env or {}
 
     def map_unordered(self, fn, units):
+        if not units:
+            return
         if not self.env and (self.processes == 1 or len(units) <= 1):
             for unit in units:
                 try:

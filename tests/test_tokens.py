@@ -27,6 +27,13 @@ LLAMA = ["--tokenizer.name_or_path", str(TOKENIZERS / "llama-test-tokenizer.json
 PROVIDED = "tests/data/provided/documents/000.json.gz"
 
 
+@pytest.fixture(autouse=True)
+def in_process(request, monkeypatch):
+    """Single-process runs stay in-process (quick); the seed test keeps the default, worker processes with a fast allocator if installed."""
+    if not request.node.name.startswith("test_same_seed"):
+        monkeypatch.setenv("DOLMA_SQL_ALLOCATOR", "system")
+
+
 def tokens(args: list[str], config_file: str | None = None) -> dict:
     """Run ``dolma-sql tokens`` in-process with dolma's flags."""
     return run(load_config(TokensConfig, config_file=config_file, flags=args))

@@ -12,6 +12,9 @@ it times, each as a separate process (wall seconds and peak RSS of the process t
     checks that both reports have equal counts;
 (c) ``dolma-sql mix --dry-run`` of a 20-rule recipe (``recipes/sql-dry-run.yaml``).
 
+``--light`` uses only ``sqlbench_cheap`` (and ``recipes/sql-dry-run-cheap.yaml``), for machines
+where tagging the corpus with gopher_v1 first would take too long.
+
 Targets: (b) at least 5x upstream; (a) and (c) under 20 s on 2 cores.
 """
 
@@ -26,8 +29,9 @@ from pathlib import Path
 
 from common import Row, corpus, corpus_info, dolma_sql_cmd, measure, oracle_dolma, print_table
 
-RECIPE = Path(__file__).resolve().parent / "recipes" / "sql-dry-run.yaml"
+RECIPES = Path(__file__).resolve().parent / "recipes"
 ATTRIBUTE_SETS = {"sqlbench_gopher": ["gopher_v1"], "sqlbench_cheap": ["char_length_v1", "random_number_v1"]}
+LIGHT_SETS = ("sqlbench_cheap",)
 HISTOGRAM = (
     "SELECT floor(score * 10) / 10 AS bucket, count(*) AS documents FROM spans "
     "WHERE attribute = 'sqlbench_cheap__random_number_v1__random' GROUP BY bucket ORDER BY bucket"
@@ -35,10 +39,11 @@ HISTOGRAM = (
 SAMPLE = "SELECT id, source, length(text) AS characters FROM documents LIMIT 5"
 
 
-def tagged(corpus_dir: Path, processes: int) -> dict[str, float]:
+def tagged(corpus_dir: Path, processes: int, names: tuple[str, ...]) -> dict[str, float]:
     """The bench's attribute sets, made once with ``dolma-sql tag`` (stamped); seconds each took when made."""
     seconds = {}
-    for name, taggers in ATTRIBUTE_SETS.items():
+    for name in names:
+        taggers = ATTRIBUTE_SETS[name]
         stamp = corpus_dir / ".stamps" / f"{name}.json"
         if not stamp.exists():
             print(f"[bench] dolma-sql tag {' '.join(taggers)} -> attributes/{name} (paid once) ...", file=sys.stderr)
@@ -72,13 +77,16 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--skip-upstream", action="store_true", help="time dolma-sql only")
+    parser.add_argument("--light", action="store_true", help="only the cheap attribute set (no gopher_v1 tagging) and its 20-rule recipe")
     args = parser.parse_args()
+    names = LIGHT_SETS if args.light else tuple(ATTRIBUTE_SETS)
+    recipe = RECIPES / ("sql-dry-run-cheap.yaml" if args.light else "sql-dry-run.yaml")
 
     corpus_dir = corpus(args.docs, args.files, args.seed)
     info = corpus_info(corpus_dir)
-    tag_seconds = tagged(corpus_dir, args.processes)
+    tag_seconds = tagged(corpus_dir, args.processes, names)
     documents = str(corpus_dir / "documents" / "*.jsonl.gz")
-    attribute_glob = str(corpus_dir / "attributes" / "sqlbench_*" / "*.jsonl.gz")
+    attribute_glob = str(corpus_dir / "attributes" / ("sqlbench_cheap" if args.light else "sqlbench_*") / "*.jsonl.gz")
     sql = [*dolma_sql_cmd(), "sql", "--documents", documents, "--attributes", "sqlbench_cheap"]
     rows: list[Row] = []
     notes: list[str] = [f"attributes made by dolma-sql tag in {', '.join(f'{k} {v:.0f} s' for k, v in tag_seconds.items())}"]
@@ -102,7 +110,7 @@ def main() -> int:
                 notes.append("stat: " + same_counts(read_report(scratch_dir / "ours"), read_report(scratch_dir / "upstream")))
 
         env = {"DOLMA_BENCH_CORPUS": str(corpus_dir), "DOLMA_BENCH_OUTPUT": str(scratch_dir / "mixed")}
-        dry_run = measure([*dolma_sql_cmd(), "mix", str(RECIPE), "--dry-run", "--processes", str(args.processes)], env=env)
+        dry_run = measure([*dolma_sql_cmd(), "mix", str(recipe), "--dry-run", "--processes", str(args.processes)], env=env)
         rows.append(Row.of("(c) dolma-sql mix --dry-run, 20 rules", dry_run, info))
         if dry_run.returncode == 0:
             print(dry_run.stdout[-3000:], file=sys.stderr)

@@ -3,11 +3,13 @@
     python upstream_tagger.py DOCS.json OUT.json TAGGER[=MODEL_PATH]...
 
 OUT.json maps each tagger to its list of per-document outputs.
-Used by the model tests: upstream's fastText taggers download their models, so the test points the
-tagger class's ``MODEL_PATH`` at a local model and runs upstream's own code on it.
+Used by the model tests: upstream's fastText and URL taggers download their models and lists, so
+the test points the tagger class's ``MODEL_PATH`` (or ``BLOCKLIST_PATHS``, ``os.pathsep``-joined) at
+local files and runs upstream's own code on them.
 """
 
 import json
+import os
 import sys
 
 from dolma.core.data_types import InputSpecWithMetadata
@@ -21,7 +23,9 @@ outputs = {}
 for request in sys.argv[3:]:
     name, _, model = request.partition("=")
     tagger_class = TaggerRegistry.get(name)
-    if model:
+    if model and hasattr(tagger_class, "BLOCKLIST_PATHS"):
+        tagger_class.BLOCKLIST_PATHS = model.split(os.pathsep)
+    elif model:
         tagger_class.MODEL_PATH = model
     tagger = tagger_class()
     results = outputs[name] = []

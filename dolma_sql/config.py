@@ -219,3 +219,10 @@ def load_config(schema: type[T], *, config_file: str | None, flags: list[str], d
     data = deep_merge(defaults or {}, read_config_file(config_file) if config_file else {})
     data = deep_merge(data, parse_dotted_flags(flags, schema))
     return to_struct(interpolate(data), schema, source=config_file)
+
+
+class WorkDirConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """dolma's shared ``work_dir.{input,output}`` option (temporary folders; most commands accept and ignore it)."""
+
+    input: str | None = None
+    output: str | None = None

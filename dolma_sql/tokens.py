@@ -41,6 +41,7 @@ from math import ceil, log10
 import msgspec
 import numpy as np
 
+from dolma_sql.config import WorkDirConfig
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.io import AtomicWriter, iter_document_batches
 from dolma_sql.layout import expand_globs
@@ -66,11 +67,6 @@ class FieldsOptions(msgspec.Struct, forbid_unknown_fields=True):
     id_field_type: str = "str"
 
 
-class WorkDirOptions(msgspec.Struct, forbid_unknown_fields=True):
-    input: str | None = None
-    output: str | None = None
-
-
 class TokensConfig(msgspec.Struct, forbid_unknown_fields=True):
     """dolma 1.2.1's ``TokenizationConfig``, plus ``overwrite`` and ``resume`` for a non-empty destination."""
 
@@ -88,7 +84,7 @@ class TokensConfig(msgspec.Struct, forbid_unknown_fields=True):
     dtype: str = "uint16"
     debug: bool = False
     seed: int = 3920
-    work_dir: WorkDirOptions = msgspec.field(default_factory=WorkDirOptions)
+    work_dir: WorkDirConfig = msgspec.field(default_factory=WorkDirConfig)
     dryrun: bool = False
     overwrite: bool = False
     resume: bool = False
@@ -98,8 +94,8 @@ STRING_TYPES = ("str", "string")
 """``fields.*_type`` values dolma-sql reads: documents' ids and texts are JSON strings."""
 
 
-def check_config(config: TokensConfig) -> TokenizerOptions:
-    """Validate what msgspec cannot (cross-field rules); returns the effective tokenizer options."""
+def check_config(config: TokensConfig) -> None:
+    """Validate what msgspec cannot: rules across fields, and dolma's options dolma-sql refuses."""
     options = config.tokenizer
     if options is None and config.tokenizer_name_or_path is not None:
         raise ConfigError(
@@ -131,7 +127,6 @@ def check_config(config: TokensConfig) -> TokenizerOptions:
         raise ConfigError(f"must be 0 (never) or a number of documents, got {options.refresh}", path="tokenizer.refresh")
     if config.overwrite and config.resume:
         raise ConfigError("overwrite and resume exclude each other", path="overwrite")
-    return options
 
 
 # ---------------------------------------------------------------------------------------------- tokenizer

@@ -14,13 +14,12 @@ import os
 from collections.abc import Callable, Sequence
 from functools import cache
 
-import numpy as np
 import polars as pl
 
 from dolma_sql.errors import ConfigError
 from dolma_sql.tagging import Spans, TagBatch, tagger
-from dolma_sql.udfs.language import with_document_score
-from dolma_sql.udfs.text import PY_WHITESPACE, Segments, paragraphs
+from dolma_sql.udfs.language import english_only, with_document_score, with_negatives
+from dolma_sql.udfs.text import PY_WHITESPACE, Segments, documents, paragraphs
 
 LABEL_PREFIX = "__label__"
 
@@ -83,11 +82,6 @@ def _clean(texts: pl.Series, *, lowercase: bool = False) -> list[str]:
     return texts.str.replace_all("\n", " ", literal=True).str.strip_chars(PY_WHITESPACE).to_list()
 
 
-def _documents(batch: TagBatch) -> Segments:
-    n = len(batch)
-    return Segments(np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64), batch.lengths, batch.series)
-
-
 def _spans(units: Segments, predictions: list[list[tuple[str, float]]]) -> dict[str, Spans]:
     collected: dict[str, list[tuple[int, int, int, float]]] = {}
     for row, start, end, labels in zip(units.rows.tolist(), units.starts.tolist(), units.ends.tolist(), predictions):
@@ -103,11 +97,7 @@ def _languages(batch: TagBatch, units: Segments) -> list[list[tuple[str, float]]
 
 
 def _english(predictions):
-    return [[(lang, score) for lang, score in labels if lang == "en"] or [("en", 0.0)] for labels in predictions]
-
-
-def _negatives(output: dict[str, Spans]) -> dict[str, Spans]:
-    return {**output, **{f"not_{t}": Spans(s.rows, s.starts, s.ends, 1.0 - s.scores) for t, s in output.items()}}
+    return [english_only(labels) for labels in predictions]
 
 
 LANGUAGE = {"requires": "fasttext", "check": model_check("ft_lang_id"), "vectorized": False}
@@ -115,13 +105,13 @@ LANGUAGE = {"requires": "fasttext", "check": model_check("ft_lang_id"), "vectori
 
 @tagger("ft_lang_id_doc_v1", types=["<language>"], **LANGUAGE)
 def ft_lang_id_doc_v1(batch: TagBatch):
-    units = _documents(batch)
+    units = documents(batch)
     return _spans(units, _languages(batch, units))
 
 
 @tagger("ft_lang_id_1e2", types=["<language>"], **LANGUAGE)
 def ft_lang_id_1e2(batch: TagBatch):
-    units = _documents(batch)
+    units = documents(batch)
     kept = [[(lang, round(score, 2)) for lang, score in labels if score > 0.01] for labels in _languages(batch, units)]
     return _spans(units, kept)
 
@@ -134,20 +124,20 @@ def ft_lang_id_paragraph_v1(batch: TagBatch):
 
 @tagger("ft_lang_id_en_doc_v2", types=["en", "not_en"], **LANGUAGE)
 def ft_lang_id_en_doc_v2(batch: TagBatch):
-    units = _documents(batch)
-    return _negatives(_spans(units, _english(_languages(batch, units))))
+    units = documents(batch)
+    return with_negatives(_spans(units, _english(_languages(batch, units))))
 
 
 @tagger("ft_lang_id_en_only_v2", types=["en"], **LANGUAGE)
 def ft_lang_id_en_only_v2(batch: TagBatch):
-    units = _documents(batch)
+    units = documents(batch)
     return _spans(units, _english(_languages(batch, units)))
 
 
 @tagger("ft_lang_id_en_paragraph_v2", types=["en", "not_en"], **LANGUAGE)
 def ft_lang_id_en_paragraph_v2(batch: TagBatch):
     units = paragraphs(batch)
-    return _negatives(_spans(units, _english(_languages(batch, units))))
+    return with_negatives(_spans(units, _english(_languages(batch, units))))
 
 
 @tagger("ft_lang_id_en_paragraph_with_doc_score_v2", types=["en", "not_en", "doc_en", "doc_not_en"], **LANGUAGE)
@@ -158,7 +148,7 @@ def ft_lang_id_en_paragraph_with_doc_score_v2(batch: TagBatch):
 # ------------------------------------------------------------------ classifiers
 def _binary_toxicity(batch: TagBatch, key: str) -> dict[str, Spans]:
     """Both labels of a binary model, the one without "non" first (dolma's jigsaw taggers)."""
-    units = _documents(batch)
+    units = documents(batch)
     ordered = []
     for labels in predict(_clean(units.text), model_path(batch.options, key)):
         if len(labels) < 2:  # fastText predicts nothing for an empty text (upstream: IndexError)
@@ -182,7 +172,7 @@ def jigsaw_nsfw_document_v1(batch: TagBatch):
 @tagger("dclm-oh-eli5", types=["score"], requires="fasttext", check=model_check("dclm_oh_eli5"), vectorized=False)
 def dclm_oh_eli5(batch: TagBatch):
     """P(high quality): the top label's probability, inverted when the top label is ``cc``."""
-    units = _documents(batch)
+    units = documents(batch)
     texts = [" ".join(text.strip().splitlines()) for text in batch.text.to_pylist()]  # str.splitlines' line breaks
     scored = []
     for labels in predict(texts, model_path(batch.options, "dclm_oh_eli5"), k=1):
@@ -205,7 +195,7 @@ def dolma17_quality(batch: TagBatch):
     from tokenizers import normalizers, pre_tokenizers
 
     normalizer, splitter = normalizers.Strip(), pre_tokenizers.WhitespaceSplit()
-    units = _documents(batch)
+    units = documents(batch)
     texts = [" ".join(token for token, _ in splitter.pre_tokenize_str(normalizer.normalize_str(t))) for t in batch.text.to_pylist()]
     empty = [not text for text in texts]
     predictions = predict([t or " " for t in texts], model_path(batch.options, "dolma17_quality"))
@@ -219,7 +209,7 @@ def dolma17_quality(batch: TagBatch):
 @tagger("ft_classifier_doc_v1", types=["<label>"], requires="fasttext", check=model_check("fasttext"), vectorized=False)
 def ft_classifier_doc_v1(batch: TagBatch):
     """Any fastText classifier (``--models.fasttext PATH``): every label's probability per document."""
-    return _classify(batch, _documents(batch))
+    return _classify(batch, documents(batch))
 
 
 def _classify(batch: TagBatch, units: Segments) -> dict[str, Spans]:

@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from dolma_sql.tagging import Spans, TagBatch, tagger
-from dolma_sql.udfs.text import WORD, exclusive_cumsum_per_row, split_on
+from dolma_sql.udfs.text import WORD, split_on
 
 REQUIRED_ENGLISH_WORDS = ["the", "be", "to", "of", "and", "that", "have", "with"]
 MOST_COMMON_N = (2, 3, 4)

@@ -11,10 +11,11 @@ import re
 from collections.abc import Callable
 
 import numpy as np
+import polars as pl
 
 from dolma_sql.errors import ConfigError
 from dolma_sql.tagging import Spans, TagBatch, tagger
-from dolma_sql.udfs.text import Segments, paragraphs
+from dolma_sql.udfs.text import Segments, documents, paragraphs
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]+")  # \p{Cc} and \p{Cs}, which CLD2 rejects
 
@@ -62,7 +63,7 @@ def _sanitize(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-def _english_only(predictions: list[tuple[str, float]]) -> list[tuple[str, float]]:
+def english_only(predictions: list[tuple[str, float]]) -> list[tuple[str, float]]:
     return [(lang, score) for lang, score in predictions if lang == "en"] or [("en", 0.0)]
 
 
@@ -83,12 +84,7 @@ def _predict(units: Segments, predict: Callable[[str], list[tuple[str, float]]])
     return output
 
 
-def _documents(batch: TagBatch) -> Segments:
-    n = len(batch)
-    return Segments(np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64), batch.lengths, batch.series)
-
-
-def _with_negatives(output: dict[str, Spans]) -> dict[str, Spans]:
+def with_negatives(output: dict[str, Spans]) -> dict[str, Spans]:
     negatives = {f"not_{t}": Spans(s.rows, s.starts, s.ends, 1.0 - s.scores) for t, s in output.items()}
     return {**output, **negatives}
 
@@ -97,15 +93,13 @@ def _paragraph_texts(batch: TagBatch) -> Segments:
     """Paragraphs with their newline, as upstream passes ``paragraph.text`` to the detector."""
     paras = paragraphs(batch)
     has_newline = (paras.ends - paras.starts) > paras.text.str.len_chars().to_numpy()
-    import polars as pl
-
     texts = pl.select(pl.when(pl.Series(has_newline)).then(paras.text + "\n").otherwise(paras.text)).to_series()
     return Segments(paras.rows, paras.starts, paras.ends, texts)
 
 
 @tagger("cld2_doc_v2", types=["<language>"], requires="pycld2", check=require_pycld2, vectorized=False)
 def cld2_doc_v2(batch: TagBatch):
-    return _predict(_documents(batch), cld2_languages)
+    return _predict(documents(batch), cld2_languages)
 
 
 @tagger("cld2_paragraph_v2", types=["<language>"], requires="pycld2", check=require_pycld2, vectorized=False)
@@ -115,12 +109,12 @@ def cld2_paragraph_v2(batch: TagBatch):
 
 @tagger("cld2_en_doc_v2", types=["en", "not_en"], requires="pycld2", check=require_pycld2, vectorized=False)
 def cld2_en_doc_v2(batch: TagBatch):
-    return _with_negatives(_predict(_documents(batch), lambda text: _english_only(cld2_languages(text))))
+    return with_negatives(_predict(documents(batch), lambda text: english_only(cld2_languages(text))))
 
 
 @tagger("cld2_en_paragraph_v2", types=["en", "not_en"], requires="pycld2", check=require_pycld2, vectorized=False)
 def cld2_en_paragraph_v2(batch: TagBatch):
-    return _with_negatives(_predict(_paragraph_texts(batch), lambda text: _english_only(cld2_languages(text))))
+    return with_negatives(_predict(_paragraph_texts(batch), lambda text: english_only(cld2_languages(text))))
 
 
 def with_document_score(batch: TagBatch, output: dict[str, Spans]) -> dict[str, Spans]:

@@ -45,6 +45,12 @@ class Segments:
         return np.bincount(self.rows, weights=values, minlength=n_rows)
 
 
+def documents(batch: TagBatch) -> Segments:
+    """Each whole text as one segment (for taggers that score documents and paragraphs alike)."""
+    n = len(batch)
+    return Segments(np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64), batch.lengths, batch.series)
+
+
 def exclusive_cumsum_per_row(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Offsets of consecutive pieces within each row (``rows`` ascending)."""
     total = np.cumsum(values) - values

@@ -222,9 +222,7 @@ def iter_document_batches(
     A malformed line, a line that is not an object, or a document whose required field is
     missing or not a string is an :class:`InputError` naming the file and line.
     """
-    import duckdb
-
-    connection = duckdb.connect()
+    connection = None  # DuckDB is imported and connected only when the msgspec fast path declines a batch
     # a dotted name is a nested path, as dolma's field names (``metadata.text``)
     paths = ", ".join("'$" + "".join('."' + part.replace('"', '\\"') + '"' for part in name.split(".")) + "'" for name in fields)
     projections = ", ".join(
@@ -241,6 +239,10 @@ def iter_document_batches(
         if fast is not None:
             yield DocumentBatch(path=path, first_line=batch.first_line, lines=batch.lines, table=fast)
             continue
+        import duckdb
+
+        if connection is None:
+            connection = duckdb.connect()
         lines_table = pa.table({"line": batch.lines})
         connection.register("lines", lines_table)
         try:

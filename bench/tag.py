@@ -1,0 +1,102 @@
+"""Tagger benchmark: upstream ``dolma tag`` vs ``dolma-sql tag`` on the same generated corpus.
+
+    python bench/tag.py [--docs 200000] [--files 20] [--processes 2] [--cases a b c d e]
+
+Cases: (a) gopher_v1, (b) c4_v2, (c) pii_regex_with_counts_fast_v2, (d) cld2_en_paragraph_with_doc_score_v2,
+(e) all four in one run. For each case it runs upstream and then dolma-sql (``--ignore_existing``) with the
+same documents, taggers and process count, checks that every attribute file is equal (ids, keys, spans,
+scores within 1e-5) and prints seconds, CPU seconds, docs/s, MB/s, peak RSS and the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+from common import Row, corpus, corpus_info, dolma_sql_cmd, measure, oracle_dolma, print_table
+
+CASES = {
+    "a": ["gopher_v1"],
+    "b": ["c4_v2"],
+    "c": ["pii_regex_with_counts_fast_v2"],
+    "d": ["cld2_en_paragraph_with_doc_score_v2"],
+    "e": ["gopher_v1", "c4_v2", "pii_regex_with_counts_fast_v2", "cld2_en_paragraph_with_doc_score_v2"],
+}
+
+
+def rows_of(path: Path) -> list[dict]:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def differences(expected_dir: Path, actual_dir: Path) -> str:
+    """'' when every file matches (ids, keys, spans, scores within 1e-5), else the first difference."""
+    for expected in sorted(expected_dir.glob("*.jsonl.gz")):
+        actual = actual_dir / expected.name
+        if not actual.exists():
+            return f"missing {actual}"
+        for line, (want, got) in enumerate(zip(rows_of(expected), rows_of(actual), strict=True), start=1):
+            if want["id"] != got["id"] or set(want["attributes"]) != set(got["attributes"]):
+                return f"{actual.name}:{line} ids/keys differ"
+            for key, spans in want["attributes"].items():
+                mine = got["attributes"][key]
+                if len(mine) != len(spans) or any(a[:2] != b[:2] or abs(a[2] - b[2]) > 1e-5 for a, b in zip(spans, mine)):
+                    return f"{actual.name}:{line} {key} differs"
+    return ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docs", type=int, default=200_000)
+    parser.add_argument("--files", type=int, default=20)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
+    args = parser.parse_args()
+
+    corpus_dir = corpus(args.docs, args.files)
+    info = corpus_info(corpus_dir)
+    documents = info.documents_glob
+    rows: list[Row] = []
+    for case in args.cases:
+        taggers = CASES[case]
+        label = f"({case}) {' + '.join(taggers) if len(taggers) < 4 else 'all four'}"
+        up_name, sql_name = f"bench_up_{case}", f"bench_sql_{case}"
+        for name in (up_name, sql_name):
+            shutil.rmtree(corpus_dir / "attributes" / name, ignore_errors=True)
+        common_args = ["tag", "--documents", documents, "--taggers", *taggers, "--processes", str(args.processes)]
+        upstream = measure([str(oracle_dolma()), *common_args, "--experiment", up_name], cwd=corpus_dir)
+        ours = measure([*dolma_sql_cmd(), *common_args, "--experiment", sql_name, "--ignore_existing"], cwd=corpus_dir)
+        note = ""
+        if upstream.returncode == 0 and ours.returncode == 0:
+            diff = differences_renamed(corpus_dir / "attributes" / up_name, corpus_dir / "attributes" / sql_name, up_name, sql_name)
+            note = "attributes equal" if not diff else f"DIFFERENT: {diff}"
+        rows.append(Row.of(f"upstream {label}", upstream, info))
+        rows.append(Row.of(f"dolma-sql {label}", ours, info, note=note))
+        for name in (up_name, sql_name):
+            shutil.rmtree(corpus_dir / "attributes" / name, ignore_errors=True)
+    for case in args.cases:
+        pair = [r for r in rows if r.system.split(" ", 1)[1].startswith(f"({case})")]
+        print_table(pair, title=f"dolma tag vs dolma-sql tag, case ({case}), {info.docs:,} docs, {args.processes} processes",
+                    baselines={"× vs upstream": pair[0].system})
+
+
+def differences_renamed(expected_dir: Path, actual_dir: Path, expected_name: str, actual_name: str) -> str:
+    """:func:`differences` after mapping ``actual_name__`` key prefixes to ``expected_name__``."""
+    renamed = actual_dir.parent / f"{actual_dir.name}.renamed"
+    shutil.rmtree(renamed, ignore_errors=True)
+    renamed.mkdir()
+    for path in sorted(actual_dir.glob("*.jsonl.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as source, gzip.open(renamed / path.name, "wt", encoding="utf-8") as target:
+            for line in source:
+                target.write(line.replace(f'"{actual_name}__', f'"{expected_name}__'))
+    try:
+        return differences(expected_dir, renamed)
+    finally:
+        shutil.rmtree(renamed, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -15,6 +15,7 @@ import msgspec
 import typer
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.config import WorkDirConfig
 from dolma_sql.errors import ConfigError
 from dolma_sql.executor import LocalExecutor, console, run_units
 from dolma_sql.layout import expand_globs, swap_segment
@@ -35,11 +36,6 @@ class ProfileConfig(msgspec.Struct, forbid_unknown_fields=True):
     steps: int | None = None
     sort_key: str = "tottime"
     lines: int = 100
-
-
-class WorkDirConfig(msgspec.Struct, forbid_unknown_fields=True):
-    input: str | None = None
-    output: str | None = None
 
 
 class ModelsConfig(msgspec.Struct, forbid_unknown_fields=True):

@@ -21,6 +21,7 @@ import argparse
 import gzip
 import hashlib
 import json
+import pickle
 import shutil
 import sys
 from collections import Counter
@@ -63,11 +64,22 @@ def canonical(doc: dict) -> str:
 
 
 def digests_by_id(out_dir: Path) -> dict[str, Counter]:
-    """id -> multiset of document digests (digests, not documents, so memory stays small)."""
-    table: dict[str, Counter] = {}
+    """id -> multiset of document digests (digests, not documents, so memory stays small).
+
+    Cached beside the output, keyed by the output files' names, sizes and mtimes, so each output
+    is parsed once even when it takes part in several comparisons or bench runs.
+    """
+    signature = [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in output_files(out_dir)]
+    cache = out_dir.with_name(out_dir.name + ".digests.pickle")
+    if cache.exists():
+        saved_signature, table = pickle.loads(cache.read_bytes())
+        if saved_signature == signature:
+            return table
+    table = {}
     for doc in iter_docs(out_dir):
         digest = hashlib.blake2b(canonical(doc).encode(), digest_size=12).digest()
         table.setdefault(json.dumps(doc.get("id")), Counter())[digest] += 1
+    cache.write_bytes(pickle.dumps((signature, table)))
     return table
 
 

@@ -173,7 +173,7 @@ def main(argv=None) -> int:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--skip-upstream", action="store_true",
                         help="reuse the last upstream timings and outputs for these corpus parameters and recipes")
-    parser.add_argument("--systems", nargs="+", metavar="SYSTEM", choices=list(CLI_NAMES),
+    parser.add_argument("--systems", nargs="*", metavar="SYSTEM", choices=list(CLI_NAMES),
                         help="run only these (the others are shown from the last run, marked cached): "
                              + " ".join(CLI_NAMES))
     args = parser.parse_args(argv)
@@ -188,7 +188,7 @@ def main(argv=None) -> int:
     results_file = run_dir / "results.json"
     cached = json.loads(results_file.read_text()) if results_file.exists() else {}
     cached = {name: data for name, data in cached.items() if data.pop("recipes", None) == recipes_digest()}
-    selected = [CLI_NAMES[s] for s in args.systems] if args.systems else SYSTEMS
+    selected = SYSTEMS if args.systems is None else [CLI_NAMES[s] for s in args.systems]
     if args.skip_upstream:
         selected = [s for s in selected if not (s.startswith("upstream") and s in cached)]
     rows: dict[str, Row] = {}

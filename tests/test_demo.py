@@ -16,5 +16,5 @@ def test_demo_mixes_the_bundled_sample(tmp_path):
     documents = read_outputs(str(tmp_path / "demo" / "output" / "mixed"))
     assert 0 < len(documents) < 400
     assert all("attributes" not in doc for doc in documents)
-    assert "documents kept" in result.stdout and "SELECT" in result.stdout
+    assert "documents kept" in result.stdout and "--explain" in result.stdout
     assert str(len(documents)) in result.stdout

@@ -37,7 +37,6 @@ def register(app: typer.Typer) -> None:
         previous = os.getcwd()
         os.chdir(folder)
         try:
-            plan = mixer.compile_recipe(config)[0]
             result = mixer.mix(config, quiet=True)
         finally:
             os.chdir(previous)
@@ -51,5 +50,7 @@ def register(app: typer.Typer) -> None:
         table.add_row("documents with spans replaced", f"{totals.get('documents_span_replaced', 0):,.0f}")
         table.add_row("output", os.path.join(folder, config.streams[0].output.path))
         console.print(table)
-        console.print(f"The SQL the stream ran (see it any time with: dolma-sql mix {recipe_path} --explain):")
-        console.print(plan.query.sql, highlight=False)
+        console.print(f"The SQL the recipe compiled to:   dolma-sql mix {recipe_path} --explain", highlight=False, soft_wrap=True)
+        console.print(f"What each rule removes:           dolma-sql mix {recipe_path} --dry-run", highlight=False, soft_wrap=True)
+        console.print(f"Query the corpus:                 dolma-sql sql --documents '{folder}/documents/*.jsonl.gz' --attributes quality \\\n"
+                      "                                    \"SELECT count(*) FROM documents\"", highlight=False, soft_wrap=True)

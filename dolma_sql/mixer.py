@@ -37,6 +37,7 @@ UNICODE_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u200
 
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder(order="sorted").encode
+_ATTRIBUTE_KEYS = "SELECT DISTINCT unnest(json_keys(line, '$.attributes')) FROM lines"
 _TEXT_BYTES = "SELECT strlen(doc->>'$.text') FROM batch"  # dry runs: text bytes per document
 _decode_spans = msgspec.json.Decoder(list[list[tuple[int, int, float]] | None]).decode
 
@@ -134,29 +135,33 @@ def _unshuffled_output(path: str, stream: StreamConfig) -> str:
 
 
 def _warn_missing_keys(plan: StreamPlan, first_file: str, stream: StreamConfig, warn: Callable[[str], None]) -> None:
-    """Warn about referenced attribute keys that the stream's first attribute lines do not contain.
+    """Warn about referenced attribute keys that no line of the stream's first attribute files contains.
 
     Absence is legal (a filter on a missing key simply never matches), but it is usually a
-    typo, so say which keys exist.
+    typo, so say which keys exist. The keys of every line are collected by one DuckDB pass.
     """
     if not plan.query.attribute_keys or not stream.attributes:
         return
     available: set[str] = set()
+    connection = duckdb.connect()
     for name in stream.attributes:
         path = layout.attribute_path(first_file, name, document_dir=stream.document_dir)
         if not os.path.exists(path):
             continue
-        for batch in iter_line_batches(path, batch_bytes=1 << 20):
-            for line in batch.lines.to_pylist()[:100]:
-                record = _decode(line)
-                if isinstance(record, dict) and isinstance(record.get("attributes"), dict):
-                    available.update(record["attributes"])
-            break
+        for batch in iter_line_batches(path):
+            connection.register("lines", pa.table({"line": batch.lines}))
+            try:
+                keys = connection.sql(_ATTRIBUTE_KEYS).fetchall()
+            except duckdb.Error:
+                keys = []  # malformed lines are reported, with their line number, when the shard runs
+            finally:
+                connection.unregister("lines")
+            available.update(key for (key,) in keys)
     missing = sorted(plan.query.attribute_keys - available)
     if missing:
         warn(
-            f"streams[{plan.index}]: filter keys {missing} are in no attribute file of {first_file} "
-            f"(first 100 lines); available keys: {sorted(available)}"
+            f"streams[{plan.index}]: filter keys {missing} are in no line of the attribute files of {first_file}; "
+            f"available keys: {sorted(available)}"
         )
 
 

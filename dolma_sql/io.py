@@ -296,24 +296,20 @@ def _decode_string_fields(decoder, lines: pa.LargeStringArray, fields: tuple[str
         return None
 
 
-def _raise_first_malformed(batch: LineBatch) -> None:
-    """Find the first line that is not a JSON object and raise an error naming it (only on the error path)."""
+def decode_object(text: str, *, path: str, line: int, hint: str = "each line must be one JSON object; blank lines are not allowed") -> dict:
+    """Decode one line that must be a JSON object; anything else is an InputError naming file and line."""
     import msgspec
 
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError as error:
+        raise InputError(f"malformed JSON ({error})", path=path, line=line, hint=hint) from None
+    if not isinstance(value, dict):
+        raise InputError(f"expected a JSON object, got {type(value).__name__}", path=path, line=line, hint=hint)
+    return value
+
+
+def _raise_first_malformed(batch: LineBatch) -> None:
+    """Find the first line that is not a JSON object and raise an error naming it (only on the error path)."""
     for index, line in enumerate(batch.lines.to_pylist()):
-        try:
-            value = msgspec.json.decode(line)
-        except msgspec.DecodeError as error:
-            raise InputError(
-                f"malformed JSON ({error})",
-                path=batch.path,
-                line=batch.first_line + index,
-                hint="each line must be one JSON object; blank lines are not allowed",
-            ) from None
-        if not isinstance(value, dict):
-            raise InputError(
-                f"expected a JSON object, got {type(value).__name__}",
-                path=batch.path,
-                line=batch.first_line + index,
-                hint="each line must be one JSON object",
-            )
+        decode_object(line, path=batch.path, line=batch.first_line + index)

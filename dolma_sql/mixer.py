@@ -28,7 +28,7 @@ from dolma_sql import impact, layout
 from dolma_sql.compile import SpanRule, StreamQuery, compile_stream
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.executor import Counters, LocalExecutor, run_units
-from dolma_sql.io import AtomicWriter, LineBatch, iter_line_batches
+from dolma_sql.io import AtomicWriter, LineBatch, decode_object, iter_line_batches
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
 from dolma_sql.spans import SpanEdits, apply_spans, split_template
 
@@ -308,23 +308,15 @@ def _diagnose(batch: LineBatch, attribute_lines: list, task: ShardTask, row: int
     documents = batch.lines.to_pylist()
     for index in rows:
         line = batch.first_line + index
-        try:
-            document = _decode(documents[index])
-        except msgspec.DecodeError as error:
-            raise InputError(f"malformed JSON ({error})", path=batch.path, line=line, hint="each line must be one JSON object; blank lines are not allowed") from None
-        if not isinstance(document, dict):
-            raise InputError(f"expected a JSON object, got {type(document).__name__}", path=batch.path, line=line, hint="each line must be one JSON object")
+        document = decode_object(documents[index], path=batch.path, line=line)
         if not isinstance(document.get("text"), str):
             raise InputError("document has no string 'text'", path=batch.path, line=line, hint="every document needs a string 'text' field")
         for set_index, lines in enumerate(attribute_lines):
             if lines is None:
                 continue
             attribute_path = layout.attribute_path(batch.path, stream.attributes[set_index], document_dir=stream.document_dir)
-            try:
-                record = _decode(lines[index].as_py())
-            except msgspec.DecodeError as error:
-                raise InputError(f"malformed JSON ({error})", path=attribute_path, line=line, hint="re-run the tagger that wrote this file") from None
-            if not isinstance(record, dict) or not isinstance(record.get("attributes"), dict):
+            record = decode_object(lines[index].as_py(), path=attribute_path, line=line, hint="re-run the tagger that wrote this file")
+            if not isinstance(record.get("attributes"), dict):
                 raise InputError(
                     f"attribute line has no 'attributes' object (document {batch.path}:{line})",
                     path=attribute_path,

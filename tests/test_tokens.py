@@ -19,7 +19,7 @@ from dolma_sql.commands.tokens import run
 from dolma_sql.config import load_config
 from dolma_sql.errors import ConfigError, DolmaSqlError, InputError
 from dolma_sql.tokens import TokensConfig, iter_documents, tokens_stats
-from tests.conftest import CONFORMANCE, SHARED, run_oracle
+from conftest import CONFORMANCE, SHARED, run_oracle
 
 TOKENIZERS = CONFORMANCE / "tests" / "data" / "tokenizer"
 GPT_NEO = ["--tokenizer.name_or_path", str(TOKENIZERS / "gpt-neo-test-tokenizer.json"), "--tokenizer.eos_token_id", "50279", "--tokenizer.pad_token_id", "1"]

@@ -37,7 +37,7 @@ def run(args: list[str]) -> dedupe.Report:
 
 
 def run_cli(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dolma_sql", "dedupe", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-P", "-m", "dolma_sql", "dedupe", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
 def read_attributes(root: Path, name: str = "dd") -> dict[str, list[dict]]:

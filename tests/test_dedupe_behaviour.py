@@ -142,7 +142,7 @@ def test_sigkilled_process_resumes_to_the_same_result(tmp_path: Path) -> None:
     for root in (clean, killed):
         write_corpus(root, files)
     run(flags(clean))
-    process = subprocess.Popen([sys.executable, "-m", "dolma_sql", "dedupe", *flags(killed)], start_new_session=True,
+    process = subprocess.Popen([sys.executable, "-P", "-m", "dolma_sql", "dedupe", *flags(killed)], start_new_session=True,
                                env={**os.environ, "DOLMA_SQL_CHECKPOINT_SECONDS": "0"},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120

@@ -33,7 +33,7 @@ UPSTREAM_EXTRA_NGRAM_SPANS = {2: [[2174, 2246, 0.5]], 9: [[1768, 1833, 0.5]]}
 
 
 def dolma_sql(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-P", "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
 def read_rows(path: Path) -> list[dict]:

@@ -24,7 +24,7 @@ def test_dry_run_totals_equal_a_real_mix(conformance, config, monkeypatch):
     recipe = load(f"tests/config/{config}")
     report = impact_report(recipe)
     assert not (conformance / "tests/work").exists(), "a dry run writes nothing"
-    subprocess.run([sys.executable, "-m", "dolma_sql", "-c", f"tests/config/{config}", "mix"], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-P", "-m", "dolma_sql", "-c", f"tests/config/{config}", "mix"], check=True, capture_output=True)
     written = read_outputs(str(conformance / recipe.streams[0].output.path))
     stream = report["streams"][0]
     assert stream["kept"]["documents"] == len(written)
@@ -45,7 +45,7 @@ def test_rule_accounting_adds_up(conformance, monkeypatch):
 
 def test_cli_writes_json_report(conformance):
     result = subprocess.run(
-        [sys.executable, "-m", "dolma_sql", "-c", "tests/config/mixer.json", "mix", "--dry-run", "--report", "report.json"],
+        [sys.executable, "-P", "-m", "dolma_sql", "-c", "tests/config/mixer.json", "mix", "--dry-run", "--report", "report.json"],
         cwd=conformance,
         capture_output=True,
         text=True,

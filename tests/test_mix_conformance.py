@@ -20,7 +20,7 @@ CASES = {
 
 
 def dolma_sql(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-P", "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.parametrize("config", sorted(CASES))

@@ -119,7 +119,7 @@ def test_random_recipes_match_upstream(oracle, tmp_path_factory, docs, jsonpath_
         text = yaml.safe_dump(config, allow_unicode=True).replace("OUT/", str(root / system) + "/")
         (root / f"{system}.yaml").write_text(text)
     run_oracle(oracle, ["-c", str(root / "upstream.yaml"), "mix"], cwd=root)
-    result = subprocess.run([sys.executable, "-m", "dolma_sql", "-c", str(root / "ours.yaml"), "mix"], cwd=root, capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-P", "-m", "dolma_sql", "-c", str(root / "ours.yaml"), "mix"], cwd=root, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     for index, stream in enumerate(config["streams"]):
         theirs = read_outputs(str(root / "upstream" / f"s{index}"))

@@ -211,7 +211,7 @@ def test_config_errors_carry_the_field_path(tmp_path):
 
 def test_cli_prints_error_without_traceback_and_exits_nonzero(tmp_path):
     write_lines(tmp_path / "documents" / "0.jsonl", ['{"id":"0","text":"a"}', "not json"])
-    result = subprocess.run([sys.executable, "-m", "dolma_sql", "mix", str(recipe(tmp_path))], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-P", "-m", "dolma_sql", "mix", str(recipe(tmp_path))], capture_output=True, text=True)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "0.jsonl:2" in result.stderr and "malformed JSON" in result.stderr

@@ -27,7 +27,7 @@ class Terminal:
         pid, fd = pty.fork()
         if pid == 0:  # the child: become the program
             os.chdir(cwd)
-            os.execve(sys.executable, [sys.executable, "-m", "dolma_sql", *args], env)
+            os.execve(sys.executable, [sys.executable, "-P", "-m", "dolma_sql", *args], env)
         self.pid, self.fd = pid, fd
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
         self.seen = b""
@@ -146,12 +146,12 @@ def test_shell_database_is_saved_and_reopened(conformance, tmp_path):
     database = tmp_path / "corpus.duckdb"
     env = {**os.environ, "NO_COLOR": "1", "DOLMA_SQL_HISTORY": str(tmp_path / "history"), "COLUMNS": "160"}
     first = subprocess.run(
-        [sys.executable, "-m", "dolma_sql", "shell", "-d", "documents/*.gz", "--database", str(database)],
+        [sys.executable, "-P", "-m", "dolma_sql", "shell", "-d", "documents/*.gz", "--database", str(database)],
         input=".quit\n", cwd=provided, capture_output=True, text=True, env=env, timeout=120,
     )
     assert first.returncode == 0, first.stderr
     again = subprocess.run(
-        [sys.executable, "-m", "dolma_sql", "shell", "--database", str(database)],
+        [sys.executable, "-P", "-m", "dolma_sql", "shell", "--database", str(database)],
         input="SELECT count(*) AS documents FROM documents;\nSELECT max(toxicity) AS top FROM attributes;\n",
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120,
     )

@@ -23,7 +23,7 @@ SETS = ["duplicate_paragraphs", "pii", "sample", "toxicity"]
 
 
 def cli(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-P", "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 def read_jsonl(path: Path) -> list[dict]:

@@ -19,7 +19,7 @@ from dolma_sql.stat import bucket_values
 
 
 def cli(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-P", "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
 def summaries(report: Path) -> list[dict]:

@@ -157,7 +157,7 @@ def test_killed_run_resumes_with_identical_output(tmp_path):
         for name in ("a", "b", "c"):
             write_jsonl_gz(root / "documents" / f"{name}.jsonl.gz", [{**d, "id": f"{name}{d['id']}"} for d in DOCS])
         (root / "my_taggers.py").write_text(PLUGIN)
-    command = [sys.executable, "-m", "dolma_sql", "tag", "--documents", "documents/*.gz", "--taggers", "vowel_count_v1", "gopher_v1",
+    command = [sys.executable, "-P", "-m", "dolma_sql", "tag", "--documents", "documents/*.gz", "--taggers", "vowel_count_v1", "gopher_v1",
                "--experiment", "e", "--tagger_modules", "my_taggers.py"]
     subprocess.run(command, cwd=tmp_path / "once", check=True, capture_output=True)
     killed = subprocess.run(command, cwd=tmp_path / "killed", env={**os.environ, "DIE_ON": "bd0"}, capture_output=True)

@@ -40,7 +40,7 @@ def tokens(args: list[str], config_file: str | None = None) -> dict:
 
 
 def cli(args: list[str], cwd: Path | None = None, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, **kwargs)
+    return subprocess.run([sys.executable, "-P", "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, **kwargs)
 
 
 def documents_by_location(destination: Path) -> dict[tuple[str, int], tuple[str, list[int]]]:
@@ -359,7 +359,7 @@ def test_killed_run_resumes(mixed_corpus, tmp_path):
     args = ["tokens", "--documents", str(mixed_corpus / "documents" / "*.jsonl.gz"), *LLAMA, "--files_per_process", "1", "--processes", "1"]
     killed = tmp_path / "killed"
     process = subprocess.Popen(
-        [sys.executable, "-m", "dolma_sql", *args, "--destination", str(killed)],
+        [sys.executable, "-P", "-m", "dolma_sql", *args, "--destination", str(killed)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,  # so the kill takes the worker processes too, as a crash would

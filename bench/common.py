@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import psutil
@@ -336,6 +336,26 @@ def print_table(rows: Sequence[Row], title: str = "benchmark", baselines: dict[s
     load = os.getloadavg()
     print(f"load average now: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs "
           "(wall times are only comparable on an otherwise idle machine; CPU s is less sensitive)")
+
+
+# ------------------------------------------------------------------------------ saved results
+def save_result(results_file: Path, row: Row, valid_for: str) -> None:
+    """Record one system's row; re-read under a lock so concurrent bench runs don't clobber each other.
+
+    ``valid_for`` is a digest of what the measurement depends on (recipes, taggers); a later run
+    reuses the row only while it is unchanged.
+    """
+    with locked(results_file.with_suffix(".lock")):
+        results = json.loads(results_file.read_text()) if results_file.exists() else {}
+        results[row.system] = {**asdict(row), "valid_for": valid_for}
+        results_file.write_text(json.dumps(results, indent=1))
+
+
+def saved_results(results_file: Path, valid_for: str) -> dict[str, Row]:
+    """The rows saved by earlier runs that are still valid, each noted "(cached)"."""
+    saved = json.loads(results_file.read_text()) if results_file.exists() else {}
+    return {name: Row(**{**data, "note": (data["note"] + " (cached)").strip()})
+            for name, data in saved.items() if data.pop("valid_for", None) == valid_for}
 
 
 # ------------------------------------------------------------------------------ the I/O floor

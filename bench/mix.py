@@ -25,10 +25,10 @@ import pickle
 import shutil
 import sys
 from collections import Counter
-from dataclasses import asdict
 from pathlib import Path
 
-from common import CACHE, Row, locked, corpus, corpus_info, dolma_sql_cmd, floor_cmd, measure, oracle_dolma, print_table, upstream_attributes
+from common import (CACHE, Row, corpus, corpus_info, dolma_sql_cmd, floor_cmd, measure, oracle_dolma, print_table,
+                    save_result, saved_results, upstream_attributes)
 
 RECIPES = Path(__file__).resolve().parent / "recipes"
 SYNTAXES = ("jsonpath", "jq")
@@ -157,14 +157,6 @@ def output_dir(run_dir: Path, system: str) -> Path:
     return run_dir / system.replace(" ", "-")
 
 
-def save_result(results_file: Path, row: Row) -> None:
-    """Update one system's entry; re-read under a lock so concurrent bench runs don't clobber each other."""
-    with locked(results_file.with_suffix(".lock")):
-        results = json.loads(results_file.read_text()) if results_file.exists() else {}
-        results[row.system] = {**asdict(row), "recipes": recipes_digest()}
-        results_file.write_text(json.dumps(results, indent=1))
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=200_000)
@@ -186,8 +178,7 @@ def main(argv=None) -> int:
 
     # the last result of every system, valid only for the recipes it was measured with
     results_file = run_dir / "results.json"
-    cached = json.loads(results_file.read_text()) if results_file.exists() else {}
-    cached = {name: data for name, data in cached.items() if data.pop("recipes", None) == recipes_digest()}
+    cached = saved_results(results_file, recipes_digest())
     selected = SYSTEMS if args.systems is None else [CLI_NAMES[s] for s in args.systems]
     if args.skip_upstream:
         selected = [s for s in selected if not (s.startswith("upstream") and s in cached)]
@@ -195,9 +186,9 @@ def main(argv=None) -> int:
     for system in SYSTEMS:
         if system in selected:
             rows[system] = run_system(system, corpus_dir, run_dir, args.processes)
-            save_result(results_file, rows[system])
+            save_result(results_file, rows[system], recipes_digest())
         elif system in cached:
-            rows[system] = Row(**{**cached[system], "note": (cached[system]["note"] + " (cached)").strip()})
+            rows[system] = cached[system]
 
     mismatches = 0
     print("\ncorrectness (documents compared as multisets by id, metadata.provenance ignored):")

@@ -1,11 +1,13 @@
 """Tagger benchmark: upstream ``dolma tag`` vs ``dolma-sql tag`` on the same generated corpus.
 
-    python bench/tag.py [--docs 200000] [--files 20] [--processes 2] [--cases a b c d e]
+    python bench/tag.py [--docs 200000] [--files 20] [--processes 2] [--cases a b c d e] [--skip-upstream]
 
 Cases: (a) gopher_v1, (b) c4_v2, (c) pii_regex_with_counts_fast_v2, (d) cld2_en_paragraph_with_doc_score_v2,
 (e) all four in one run. For each case it runs upstream and then dolma-sql (``--ignore_existing``) with the
 same documents, taggers and process count, checks that every attribute file is equal (ids, keys, spans,
 scores within 1e-5) and prints seconds, CPU seconds, docs/s, MB/s, peak RSS and the ratios.
+Upstream's timings and outputs are saved under ``bench/.cache/``; ``--skip-upstream`` reuses them
+(marked "cached") so dolma-sql can be re-measured without paying upstream again.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import json
 import shutil
 from pathlib import Path
 
-from common import Row, corpus, corpus_info, dolma_sql_cmd, measure, oracle_dolma, print_table
+from common import CACHE, Row, corpus, corpus_info, dolma_sql_cmd, measure, oracle_dolma, print_table, save_result, saved_results
 
 CASES = {
     "a": ["gopher_v1"],
@@ -54,29 +56,41 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=20)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
+    parser.add_argument("--skip-upstream", action="store_true",
+                        help="reuse upstream's last timing and output for a case when its taggers are unchanged")
+    parser.add_argument("--skip-dolma-sql", action="store_true", help="run (and cache) upstream only")
     args = parser.parse_args()
 
     corpus_dir = corpus(args.docs, args.files)
     info = corpus_info(corpus_dir)
     documents = info.documents_glob
+    results_file = CACHE / f"tag-{args.docs}-{args.files}-p{args.processes}" / "results.json"
+    results_file.parent.mkdir(parents=True, exist_ok=True)
     rows: list[Row] = []
     for case in args.cases:
         taggers = CASES[case]
+        valid_for = json.dumps(taggers)
         label = f"({case}) {' + '.join(taggers) if len(taggers) < 4 else 'all four'}"
         up_name, sql_name = f"bench_up_{case}", f"bench_sql_{case}"
-        for name in (up_name, sql_name):
-            shutil.rmtree(corpus_dir / "attributes" / name, ignore_errors=True)
         common_args = ["tag", "--documents", documents, "--taggers", *taggers, "--processes", str(args.processes)]
-        upstream = measure([str(oracle_dolma()), *common_args, "--experiment", up_name], cwd=corpus_dir)
+        # upstream's output is kept beside the corpus so --skip-upstream can compare against it later
+        upstream_row = saved_results(results_file, valid_for).get(f"upstream {label}") if args.skip_upstream else None
+        if upstream_row is None or not (corpus_dir / "attributes" / up_name).is_dir():
+            shutil.rmtree(corpus_dir / "attributes" / up_name, ignore_errors=True)
+            upstream = measure([str(oracle_dolma()), *common_args, "--experiment", up_name], cwd=corpus_dir)
+            upstream_row = Row.of(f"upstream {label}", upstream, info)
+            save_result(results_file, upstream_row, valid_for)
+        rows.append(upstream_row)
+        if args.skip_dolma_sql:
+            continue
+        shutil.rmtree(corpus_dir / "attributes" / sql_name, ignore_errors=True)
         ours = measure([*dolma_sql_cmd(), *common_args, "--experiment", sql_name, "--ignore_existing"], cwd=corpus_dir)
         note = ""
-        if upstream.returncode == 0 and ours.returncode == 0:
+        if upstream_row.ok and ours.returncode == 0:
             diff = differences_renamed(corpus_dir / "attributes" / up_name, corpus_dir / "attributes" / sql_name, up_name, sql_name)
             note = "attributes equal" if not diff else f"DIFFERENT: {diff}"
-        rows.append(Row.of(f"upstream {label}", upstream, info))
         rows.append(Row.of(f"dolma-sql {label}", ours, info, note=note))
-        for name in (up_name, sql_name):
-            shutil.rmtree(corpus_dir / "attributes" / name, ignore_errors=True)
+        shutil.rmtree(corpus_dir / "attributes" / sql_name, ignore_errors=True)
     for case in args.cases:
         pair = [r for r in rows if r.system.split(" ", 1)[1].startswith(f"({case})")]
         print_table(pair, title=f"dolma tag vs dolma-sql tag, case ({case}), {info.docs:,} docs, {args.processes} processes",

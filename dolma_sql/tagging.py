@@ -137,6 +137,12 @@ class TagBatch:
 
         return pl.Series("text", self.text)
 
+    def metadata_field(self, key: str):
+        """``metadata.<key>`` of each document as a polars Series of JSON-path matches (strings unquoted, null if absent)."""
+        import polars as pl
+
+        return pl.Series(self.column("metadata").cast(pa.large_string())).str.json_path_match(f"$.{key}")
+
     def cached(self, key: str, compute: Callable[[], object]):
         if key not in self._cache:
             self._cache[key] = compute()

@@ -123,10 +123,7 @@ def require_blocklist(options: dict) -> None:
 
 
 def _urls(batch: TagBatch) -> list[str | None]:
-    import polars as pl
-
-    metadata = pl.Series(batch.column("metadata").cast("large_string"))
-    return metadata.str.json_path_match("$.url").to_list()
+    return batch.metadata_field("url").to_list()
 
 
 def _tag(batch: TagBatch, mode: str) -> dict[str, Spans]:

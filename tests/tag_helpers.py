@@ -88,3 +88,29 @@ def assert_same_attributes(expected_path: Path, actual_path: Path, tolerance: fl
             assert len(mine) == len(spans), f"{where} {key}: {mine[:5]} != {spans[:5]}"
             for (s0, e0, v0), (s1, e1, v1) in zip(spans, mine):
                 assert (s0, e0) == (s1, e1) and abs(v0 - v1) <= tolerance, f"{where} {key}: {mine} != {spans}"
+
+
+UPSTREAM_TAGGER = Path(__file__).resolve().parent / "upstream_tagger.py"
+
+
+def upstream_tagger_outputs(oracle: Path, documents: list[dict], requests: list[str], root: Path) -> dict[str, list[dict]]:
+    """Each requested tagger's per-document output from upstream's own classes, in one oracle run (see ``upstream_tagger.py``)."""
+    source, target = root / "docs.json", root / "upstream.json"
+    source.write_text(json.dumps(documents))
+    subprocess.run([str(oracle.parent / "python"), str(UPSTREAM_TAGGER), str(source), str(target), *requests],
+                   check=True, capture_output=True, timeout=600)
+    return json.loads(target.read_text())
+
+
+def tagger_attributes(row: dict, prefix: str) -> dict[str, list]:
+    """An attribute row's spans keyed by span type (``prefix`` = ``<exp>__<tagger>__`` removed)."""
+    return {key[len(prefix):]: spans for key, spans in row["attributes"].items()}
+
+
+def assert_same_spans(mine: dict[str, list], want: dict[str, list], where: str, tolerance: float = 1e-5) -> None:
+    """Same span types (upstream's sanitised as on output), same offsets, scores within ``tolerance``."""
+    want = {key.replace("-", "_"): spans for key, spans in want.items()}
+    assert set(mine) == set(want), (where, set(mine) ^ set(want))
+    for key, spans in want.items():
+        assert [s[:2] for s in mine[key]] == [s[:2] for s in spans], (where, key, mine[key], spans)
+        assert all(abs(a[2] - b[2]) <= tolerance for a, b in zip(mine[key], spans)), (where, key, mine[key], spans)

@@ -8,19 +8,16 @@ outputs are compared span by span.
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from dolma_sql.udfs.fasttext import default_language_model
-from tag_helpers import edge_documents, read_rows, write_jsonl_gz
+from tag_helpers import assert_same_spans, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
 from test_tag_cli import fail, ok
 
 fasttext = pytest.importorskip("fasttext")
 
-HERE = Path(__file__).resolve().parent
 TRAINING = {
     "binary": ["__label__toxic you are an idiot and I hate you", "__label__nontoxic thank you for the lovely afternoon",
                "__label__toxic shut up stupid fool", "__label__nontoxic the museum opens at nine every morning"],
@@ -47,7 +44,8 @@ def models(tmp_path_factory) -> dict[str, Path]:
 
 
 def documents() -> list[dict]:
-    texts = ["You are an idiot.\nThank you for the lovely afternoon!", "Bonjour tout le monde.\n\nHallo Welt, wie geht es?", "Buy cheap shoes now", " \n "]
+    texts = ["You are an idiot.\nThank you for the lovely afternoon!", "Bonjour tout le monde.\n\nHallo Welt, wie geht es?", "Buy cheap shoes now", " \n ",
+             "Héllo wörld, you idiot. 日本語です。 Thank you for the lovely afternoon! \n\nStupid fool?\u2028 Ça va… 😊 merci."]
     return [{"id": f"m{i}", "text": t, "source": "t"} for i, t in enumerate(texts)] + edge_documents(60, seed=3)[1:]
 
 
@@ -58,18 +56,15 @@ def model_file(models: dict[str, Path], model: str) -> Path:
 @pytest.fixture(scope="session")
 def upstream_outputs(oracle, models, tmp_path_factory) -> dict[str, list[dict]]:
     """Every case's upstream output, from one run of the oracle interpreter."""
-    root = tmp_path_factory.mktemp("upstream-fasttext")
-    source, target = root / "docs.json", root / "upstream.json"
-    source.write_text(json.dumps(documents()))
     requests = [f"{tagger}={model_file(models, model)}" for tagger, _, model in CASES]
-    subprocess.run([str(oracle.parent / "python"), str(HERE / "upstream_tagger.py"), str(source), str(target), *requests],
-                   check=True, capture_output=True, timeout=600)
-    return json.loads(target.read_text())
+    return upstream_tagger_outputs(oracle, documents(), requests, tmp_path_factory.mktemp("upstream-fasttext"))
 
 
 CASES = [
     ("jigsaw_hatespeech_document_v2", "jigsaw_hatespeech", "binary"),
     ("jigsaw_nsfw_document_v1", "jigsaw_nsfw", "binary"),
+    ("jigsaw_hatespeech_sentence_v2", "jigsaw_hatespeech", "binary"),
+    ("jigsaw_nsfw_sencence_v2", "jigsaw_nsfw", "binary"),
     ("dclm-oh-eli5", "dclm_oh_eli5", "quality"),
     ("dolma17-quality", "dolma17_quality", "multi"),
     ("ft_lang_id_doc_v1", "ft_lang_id", "languages"),
@@ -92,16 +87,11 @@ def test_fasttext_taggers_equal_upstream_code_on_the_same_model(tagger, option, 
     ok(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", tagger, "--experiment", "m", f"--models.{option}", str(path)], tmp_path)
     prefix = f"m__{tagger.replace('-', '_')}__"
     for document, want, got in zip(docs, expected, read_rows(tmp_path / "attributes/m/d.jsonl.gz")):
-        mine = {key[len(prefix):]: spans for key, spans in got["attributes"].items()}
+        mine = tagger_attributes(got, prefix)
         if "__error__" in want:  # upstream crashes on this text (e.g. IndexError on an empty one): no spans here
             assert mine == {}, (document["text"][:60], want)
             continue
-        want = {key.replace("-", "_"): spans for key, spans in want.items()}  # keys are sanitised on output
-        assert set(mine) == set(want), (document["text"][:60], set(mine) ^ set(want))
-        for key, spans in want.items():
-            assert [s[:2] for s in mine[key]] == [s[:2] for s in spans], (document["text"][:60], key)
-            assert all(abs(a[2] - b[2]) <= 1e-5 for a, b in zip(mine[key], spans)), (document["text"][:60], key, mine[key], spans)
-
+        assert_same_spans(mine, want, document["text"][:60])
 
 def test_missing_model_file_fails_before_reading(tmp_path):
     write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", documents()[:1])
@@ -109,6 +99,21 @@ def test_missing_model_file_fails_before_reading(tmp_path):
     assert "model file not found: nope.bin" in message and "models.jigsaw_nsfw" in message
     message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "dclm-oh-eli5"], tmp_path)
     assert "--models.dclm_oh_eli5" in message
+    assert not (tmp_path / "attributes").exists()
+
+
+def test_sentence_taggers_without_blingfire_fail_before_reading(models, tmp_path, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "blingfire" else real(name, *args))
+    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", documents()[:1])
+    message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "jigsaw_hatespeech_sentence_v2",
+                    "--models.jigsaw_hatespeech", str(models["binary"])], tmp_path)
+    assert "blingfire" in message and "pip install blingfire" in message
+    monkeypatch.undo()
+    message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "jigsaw_nsfw_sencence_v2"], tmp_path)
+    assert "--models.jigsaw_nsfw" in message
     assert not (tmp_path / "attributes").exists()
 
 

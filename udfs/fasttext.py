@@ -19,7 +19,7 @@ import polars as pl
 from dolma_sql.errors import ConfigError
 from dolma_sql.tagging import Spans, TagBatch, tagger
 from dolma_sql.udfs.language import english_only, with_document_score, with_negatives
-from dolma_sql.udfs.text import PY_WHITESPACE, Segments, documents, paragraphs
+from dolma_sql.udfs.text import PY_WHITESPACE, Segments, documents, paragraphs, sentences
 
 LABEL_PREFIX = "__label__"
 
@@ -146,9 +146,8 @@ def ft_lang_id_en_paragraph_with_doc_score_v2(batch: TagBatch):
 
 
 # ------------------------------------------------------------------ classifiers
-def _binary_toxicity(batch: TagBatch, key: str) -> dict[str, Spans]:
-    """Both labels of a binary model, the one without "non" first (dolma's jigsaw taggers)."""
-    units = documents(batch)
+def _binary_toxicity(batch: TagBatch, key: str, units: Segments) -> dict[str, Spans]:
+    """Both labels of a binary model per unit, the one without "non" first (dolma's jigsaw taggers)."""
     ordered = []
     for labels in predict(_clean(units.text), model_path(batch.options, key)):
         if len(labels) < 2:  # fastText predicts nothing for an empty text (upstream: IndexError)
@@ -159,14 +158,41 @@ def _binary_toxicity(batch: TagBatch, key: str) -> dict[str, Spans]:
     return _spans(units, ordered)
 
 
-@tagger("jigsaw_hatespeech_document_v2", types=["__label__toxic", "__label__nontoxic"], requires="fasttext", check=model_check("jigsaw_hatespeech"), vectorized=False)
+HATESPEECH = {"types": ["__label__toxic", "__label__nontoxic"], "requires": "fasttext", "check": model_check("jigsaw_hatespeech"), "vectorized": False}
+NSFW = {"types": ["__label__nsfw", "__label__non-nsfw"], "requires": "fasttext", "check": model_check("jigsaw_nsfw"), "vectorized": False}
+
+
+def sentence_level(family: dict, key: str) -> dict:
+    """The registration of a family's per-sentence variant: blingfire is needed too (upstream falls back to nltk's punkt; dolma-sql does not)."""
+    check_model = model_check(key)
+
+    def check(options: dict) -> None:
+        if importlib.util.find_spec("blingfire") is None:
+            raise ConfigError("sentence-level fastText taggers split sentences with blingfire", path="taggers", hint="pip install blingfire")
+        check_model(options)
+
+    return {**family, "requires": f"{family['requires']}, blingfire", "check": check}
+
+
+@tagger("jigsaw_hatespeech_document_v2", **HATESPEECH)
 def jigsaw_hatespeech_document_v2(batch: TagBatch):
-    return _binary_toxicity(batch, "jigsaw_hatespeech")
+    return _binary_toxicity(batch, "jigsaw_hatespeech", documents(batch))
 
 
-@tagger("jigsaw_nsfw_document_v1", types=["__label__nsfw", "__label__non-nsfw"], requires="fasttext", check=model_check("jigsaw_nsfw"), vectorized=False)
+@tagger("jigsaw_hatespeech_sentence_v2", **sentence_level(HATESPEECH, "jigsaw_hatespeech"))
+def jigsaw_hatespeech_sentence_v2(batch: TagBatch):
+    return _binary_toxicity(batch, "jigsaw_hatespeech", sentences(batch))
+
+
+@tagger("jigsaw_nsfw_document_v1", **NSFW)
 def jigsaw_nsfw_document_v1(batch: TagBatch):
-    return _binary_toxicity(batch, "jigsaw_nsfw")
+    return _binary_toxicity(batch, "jigsaw_nsfw", documents(batch))
+
+
+@tagger("jigsaw_nsfw_sencence_v2", **sentence_level(NSFW, "jigsaw_nsfw"))
+def jigsaw_nsfw_sencence_v2(batch: TagBatch):
+    """Upstream's name, misspelled as upstream registers it (it has no correctly spelled alias)."""
+    return _binary_toxicity(batch, "jigsaw_nsfw", sentences(batch))
 
 
 @tagger("dclm-oh-eli5", types=["score"], requires="fasttext", check=model_check("dclm_oh_eli5"), vectorized=False)

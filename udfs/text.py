@@ -70,6 +70,28 @@ def split_on(series: pl.Series, separator: str) -> tuple[np.ndarray, np.ndarray,
     return rows, last, pieces
 
 
+def sentences(batch: TagBatch) -> Segments:
+    """blingfire's sentences of every text (dolma's ``split_sentences``); each segment's text is its slice of the document.
+
+    blingfire is called once per text (it has no batch call; joining texts would merge sentences across them).
+    """
+
+    def compute() -> Segments:
+        import blingfire
+
+        offsets, pieces = [], []
+        for row, text in enumerate(batch.text.to_pylist()):
+            if not text:
+                continue
+            for start, end in blingfire.text_to_sentences_and_offsets(text)[1]:
+                offsets.append((row, start, end))
+                pieces.append(text[start:end])
+        rows, starts, ends = np.array(offsets, dtype=np.int64).reshape(-1, 3).T
+        return Segments(rows, starts, ends, pl.Series("text", pieces, dtype=pl.String))
+
+    return batch.cached("sentences", compute)
+
+
 def lines(batch: TagBatch) -> Segments:
     """``text.split("\\n")``: every line, spans include the ``\\n`` after it (as c4 counts them)."""
 

@@ -39,7 +39,7 @@ class _Lists:
         return J.index(exp.column(self.column), position)
 
     def call(self, function: str, source: exp.Expression) -> exp.Expression:
-        return exp.alias_(J.fn(function, source, J.array(*[J.lit(p) for p in self.positions])), self.column)
+        return J.alias(J.fn(function, source, J.array(*[J.lit(p) for p in self.positions])), self.column)
 
 
 class Document:
@@ -82,7 +82,7 @@ class Document:
         extracted = exp.select("row", *raw).from_("batch")
         merged_keys = []
         for key, j in self._keys.items():
-            merged_keys.append(exp.alias_(self._merge_sources(key), f"key_{j}"))
+            merged_keys.append(J.alias(self._merge_sources(key), f"key_{j}"))
         deep = [lists.call("json_extract" if kind == "values" else "json_type", self._merge_sources(key))
                 for (key, kind), lists in self._deep.items()]
         passthrough = [lists.column for lists in self._raw.values()]

@@ -68,8 +68,17 @@ def path_string(path: Iterable[Step]) -> str:
 
 
 def index(expression: exp.Expression, position: int) -> exp.Expression:
-    """``expression[position]`` with a 0-based position (sqlglot adds DuckDB's 1-offset)."""
-    return exp.Bracket(this=expression, expressions=[exp.Literal.number(position)])
+    """``expression[position]`` with a 0-based position, written 1-based as DuckDB counts.
+
+    The bracket says it is already 1-based (``offset=1``): otherwise sqlglot infers the type of
+    every indexed expression to decide whether to shift it, which dominated compile time.
+    """
+    return exp.Bracket(this=expression, expressions=[exp.Literal.number(position + 1)], offset=1)
+
+
+def alias(expression: exp.Expression, name: str) -> exp.Expression:
+    """``expression AS name`` without copying ``expression`` (the compiled query is copied once, at the end)."""
+    return exp.alias_(expression, name, copy=False)
 
 
 def json_type(value: exp.Expression) -> exp.Expression:

@@ -111,10 +111,10 @@ def compile_stream(
             selected = JsonPathCompiler(doc, rule.span, f"{where}.span").select()
         else:
             raise CompileError("span selectors must use jsonpath or jq", expression=rule.span, path=f"{where}.syntax")
-        outputs.append(exp.alias_(J.case((exp.column("keep"), J.json_text(selected))), f"span_{i}"))
+        outputs.append(J.alias(J.case((exp.column("keep"), J.json_text(selected))), f"span_{i}"))
         if rule.replacement.startswith("$"):
             value = JqCompiler(doc, rule.replacement[1:], f"{where}.replacement").string()
-            outputs.append(exp.alias_(J.case((exp.column("keep"), value)), f"replacement_{i}"))
+            outputs.append(J.alias(J.case((exp.column("keep"), value)), f"replacement_{i}"))
 
     keep = _keep(
         [_strict(d, t, syntax, w) for t, w, d in decided["include"]],
@@ -122,10 +122,10 @@ def compile_stream(
     )
     rules = []
     if rule_columns:
-        rules = [exp.alias_(d, f"{kind}_{i}") for kind in decided for i, (_, _, d) in enumerate(decided[kind])]
+        rules = [J.alias(d, f"{kind}_{i}") for kind in decided for i, (_, _, d) in enumerate(decided[kind])]
 
-    checks = [exp.alias_(_alignment_problem(doc), "problem")] if alignment_check else []
-    middle = exp.select("row", *doc.columns(), exp.alias_(keep, "keep"), *rules, *checks).from_(doc.relation().subquery("merged"))
+    checks = [J.alias(_alignment_problem(doc), "problem")] if alignment_check else []
+    middle = exp.select("row", *doc.columns(), J.alias(keep, "keep"), *rules, *checks).from_(doc.relation().subquery("merged"))
     outer = exp.select("row", "keep", *outputs, *[r.alias for r in rules], *[c.alias for c in checks]).from_(middle.subquery("decided"))
     outer = J.parenthesize(outer.copy())  # copy() unshares nodes that the builders reuse
     return StreamQuery(

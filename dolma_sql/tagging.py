@@ -370,6 +370,13 @@ def keyed_output(prefix: str, spec: TaggerSpec, output: TaggerOutput) -> list[tu
     return keyed
 
 
+def require_modules(what: str, modules: Sequence[str], hint: str) -> None:
+    """A ConfigError naming which of ``modules`` ``what`` needs and are not installed (found without importing them)."""
+    missing = [module for module in modules if importlib.util.find_spec(module) is None]
+    if missing:
+        raise ConfigError(f"{what} cannot run without {' and '.join(missing)}", path="taggers", hint=hint)
+
+
 def check_taggers(names: Sequence[str], options: dict | None = None) -> list[TaggerSpec]:
     """Resolve names and run each tagger's dependency/model check before any work starts."""
     specs = [get_tagger(name) for name in names]

@@ -17,7 +17,7 @@ from functools import cache
 import polars as pl
 
 from dolma_sql.errors import ConfigError
-from dolma_sql.tagging import Spans, TagBatch, tagger
+from dolma_sql.tagging import Spans, TagBatch, require_modules, tagger
 from dolma_sql.udfs.language import english_only, with_document_score, with_negatives
 from dolma_sql.udfs.text import PY_WHITESPACE, Segments, documents, paragraphs, sentences
 
@@ -167,8 +167,7 @@ def sentence_level(family: dict, key: str) -> dict:
     check_model = model_check(key)
 
     def check(options: dict) -> None:
-        if importlib.util.find_spec("blingfire") is None:
-            raise ConfigError("sentence-level fastText taggers split sentences with blingfire", path="taggers", hint="pip install blingfire")
+        require_modules("sentence-level fastText taggers", ["blingfire"], hint="pip install blingfire")
         check_model(options)
 
     return {**family, "requires": f"{family['requires']}, blingfire", "check": check}

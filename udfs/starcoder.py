@@ -20,8 +20,7 @@ from functools import cache
 import numpy as np
 import polars as pl
 
-from dolma_sql.errors import ConfigError
-from dolma_sql.tagging import Spans, TagBatch, tagger
+from dolma_sql.tagging import Spans, TagBatch, require_modules, tagger
 
 XML_HEADER = "<?xml version="
 XML_HEADER_WINDOW = 100
@@ -43,16 +42,7 @@ DOCSTRING_OWNERS = {ast.ClassDef: "Class", ast.FunctionDef: "Function/Method", a
 
 
 def require_code_dependencies(options: dict) -> None:
-    missing = [name for name in ("pygments", "bs4") if _missing(name)]
-    if missing:
-        raise ConfigError(f"StarCoder code taggers need {' and '.join(missing)}", path="taggers",
-                          hint='pip install "dolma-sql[code]" (pygments, beautifulsoup4)')
-
-
-def _missing(module: str) -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec(module) is None
+    require_modules("StarCoder code taggers", ["pygments", "bs4"], hint='pip install "dolma-sql[code]" (pygments, beautifulsoup4)')
 
 
 # ------------------------------------------------------------------ language of an extension

@@ -79,18 +79,19 @@ class Document:
         """``batch`` with every registered path extracted (the ``extracted`` and ``merged`` layers)."""
         raw = [lists.call("json_extract" if kind == "values" else "json_type", exp.column(source))
                for (source, kind), lists in self._raw.items()]
-        extracted = exp.select("row", *raw).from_("batch")
+        extracted = exp.select("row", *raw).from_("batch", copy=False)
         merged_keys = []
         for key, j in self._keys.items():
             merged_keys.append(J.alias(self._merge_sources(key), f"key_{j}"))
         deep = [lists.call("json_extract" if kind == "values" else "json_type", self._merge_sources(key))
                 for (key, kind), lists in self._deep.items()]
         passthrough = [lists.column for lists in self._raw.values()]
-        return exp.select("row", *passthrough, *merged_keys, *deep).from_(extracted.subquery("extracted"))
+        return exp.select("row", *passthrough, *merged_keys, *deep).from_(extracted.subquery("extracted", copy=False), copy=False)
 
     def columns(self) -> list[str]:
-        """The columns of ``relation()`` besides ``row``."""
-        return [name.alias_or_name for name in self.relation().expressions[1:]]
+        """The columns of ``relation()`` besides ``row`` (named without building it)."""
+        passthrough = [lists.column for lists in self._raw.values()]
+        return [*passthrough, *(f"key_{j}" for j in self._keys.values()), *(lists.column for lists in self._deep.values())]
 
     # -- internals ------------------------------------------------------------------------
     def _raw_lookup(self, kind: str, source: str, path: Path) -> exp.Expression:

@@ -1,9 +1,10 @@
 """Code taggers against a plain per-document statement of upstream's rules.
 
-Upstream's code taggers need ``dolma[code]`` (detect-secrets, bs4, pygments), which the oracle venv
-does not have, so they are compared here with a direct Python transcription of the rules in
-``dolma/taggers/code/code_taggers.py`` (str.splitlines, str.isalnum/isalpha, the regex tokenizer,
-the block-comment regex and the leading-comment-lines loop) on edge-case and code-like texts.
+Upstream's own code taggers run end to end in ``test_tag_oracle.py`` (the oracle venv has
+``dolma[code]``); here the two rule-based ones are compared with a direct Python transcription of the
+rules in ``dolma/taggers/code/code_taggers.py`` (str.splitlines, str.isalnum/isalpha, the regex
+tokenizer, the block-comment regex and the leading-comment-lines loop) on edge-case and code-like
+texts, without the oracle.
 """
 
 from __future__ import annotations

@@ -34,15 +34,19 @@ UNISEG = ["uniseg_length_v1", "uniseg_length_paragraphs_v1", "uniseg_length_para
 LANGUAGE = ["cld2_doc_v2", "cld2_paragraph_v2", "cld2_en_doc_v2", "cld2_en_paragraph_v2", "cld2_en_paragraph_with_doc_score_v2"]
 # upstream crashes (ZeroDivisionError) on a text without words: compared on corpora that have none
 WORDS_REQUIRED = ["pii_regex_v1", "pii_regex_with_counts_v2"]
+# upstream's code taggers (dolma[code]); detect-secrets scans line by line, so the short-text corpora only
+CODE = ["code_redpajama_taggers_v1", "code_copyright_comments_v1", "code_secrets_v1", "code_starcoder_taggers_v1", "code_starcoder_taggers_v2"]
 TAGGER_SETS = {
     "offline": OFFLINE,
+    "code": CODE,
     "words_required": WORDS_REQUIRED,
     "repetitions": REPETITIONS,
     "language": LANGUAGE,
     "uniseg": UNISEG,
 }
 CORPORA = ["provided", "multiple", "generated", "edge"]
-SKIP = {("edge", "words_required"), ("generated", "repetitions"), ("multiple", "repetitions"), ("generated", "uniseg"), ("multiple", "uniseg")}
+SKIP = {("edge", "words_required"), ("generated", "repetitions"), ("multiple", "repetitions"), ("generated", "uniseg"), ("multiple", "uniseg"),
+        ("generated", "code"), ("multiple", "code")}
 CASES = [(c, s) for c in CORPORA for s in TAGGER_SETS if (c, s) not in SKIP]
 
 

@@ -107,7 +107,9 @@ def html_text_ratio(html: str) -> float:
     from bs4 import BeautifulSoup
 
     try:
-        soup = BeautifulSoup(html, features="html.parser")
+        with warnings.catch_warnings():  # bs4 warns per document that looks like XML or a URL; the ratio is the same
+            warnings.simplefilter("ignore")
+            soup = BeautifulSoup(html, features="html.parser")
     except (TypeError, UnboundLocalError):  # html.parser's known failures on malformed markup
         return 0.0
     for element in soup(["script", "style"]):

@@ -103,8 +103,8 @@ def upstream_tagger_outputs(oracle: Path, documents: list[dict], requests: list[
 
 
 def tagger_attributes(row: dict, prefix: str) -> dict[str, list]:
-    """An attribute row's spans keyed by span type (``prefix`` = ``<exp>__<tagger>__`` removed)."""
-    return {key[len(prefix):]: spans for key, spans in row["attributes"].items()}
+    """The spans of one tagger in an attribute row, keyed by span type (keys starting ``prefix`` = ``<exp>__<tagger>__``)."""
+    return {key[len(prefix):]: spans for key, spans in row["attributes"].items() if key.startswith(prefix)}
 
 
 def assert_same_spans(mine: dict[str, list], want: dict[str, list], where: str, tolerance: float = 1e-5) -> None:

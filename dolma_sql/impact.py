@@ -1,7 +1,9 @@
 """Recipe impact reports (``dolma-sql mix --dry-run``).
 
-A dry run is a real mix whose writer only counts: the same compiled query, span kernel and
-output checks run, so the kept totals agree exactly with what ``mix`` writes. Per stream it
+A dry run runs the mix's compiled query (with each rule's decision and every text's UTF-8 length
+added to it), its span checks and its span kernel, but decodes no document, merges no attribute
+and writes nothing: texts are decoded only where a span rule edits them, and every other length
+comes from the query, so the kept totals agree exactly with what ``mix`` writes. Per stream it
 reports what comes in, and for each rule what it removes *alone* (as if it were the only rule)
 and *marginally* (what it removes that no earlier rule already removed, in recipe order: the
 include stage, then excludes in order, then span replacements, then ``min_text_length``).
@@ -37,10 +39,11 @@ class StreamCounters:
         key = self.prefix + key
         self.counters[key] = self.counters.get(key, 0) + float(value)
 
-    def count_filters(self, result: pa.Table, text_bytes: np.ndarray) -> None:
+    def count_filters(self, result: pa.Table) -> None:
         """Per include/exclude rule: documents and text bytes removed alone and marginally."""
-        text_bytes = np.asarray(text_bytes, dtype=np.int64)
-        columns = {name: np.asarray(result.column(name).to_numpy(zero_copy_only=False), dtype=bool) for name in result.column_names}
+        text_bytes = result.column("text_bytes").to_numpy().astype(np.int64)
+        rule_names = [name for name in result.column_names if name.startswith(("include_", "exclude_")) or name == "keep"]
+        columns = {name: np.asarray(result.column(name).to_numpy(zero_copy_only=False), dtype=bool) for name in rule_names}
         includes = [columns[f"include_{i}"] for i in range(sum(n.startswith("include_") for n in columns))]
         excludes = [columns[f"exclude_{i}"] for i in range(sum(n.startswith("exclude_") for n in columns))]
         self.add("in.documents", len(text_bytes))
@@ -64,8 +67,8 @@ class StreamCounters:
             self.add(f"{rule}.{kind}.documents", mask.sum())
             self.add(f"{rule}.{kind}.text_bytes", text_bytes[mask].sum())
 
-    def count_span_rules(self, texts: pa.Array, edits: SpanEdits, rule_of_edit: np.ndarray, rules: int) -> None:
-        """Per span rule: documents changed and text bytes removed when the rule applies alone."""
+    def count_span_rules(self, texts: pa.Array, edits: SpanEdits, rule_of_edit: np.ndarray, rules: int) -> pa.Array:
+        """Per span rule: documents changed and text bytes removed when the rule applies alone; returns the texts with every edit applied."""
         before = pc.binary_length(texts.cast(pa.large_binary())).to_numpy()
         for rule in range(rules):
             mask = rule_of_edit == rule
@@ -74,16 +77,17 @@ class StreamCounters:
             after = pc.binary_length(apply_spans(texts, edits.subset(mask)).cast(pa.large_binary())).to_numpy()
             self.add(f"span_{rule}.documents", (after != before).sum())
             self.add(f"span_{rule}.text_bytes_removed", (before - after).sum())
-        after = pc.binary_length(apply_spans(texts, edits).cast(pa.large_binary())).to_numpy()
+        replaced = apply_spans(texts, edits)
+        after = pc.binary_length(replaced.cast(pa.large_binary())).to_numpy()
         self.add("spans.text_bytes_removed", (before - after).sum())
+        return replaced
 
-    def count_too_short(self, text: str) -> None:
-        self.add("min_text_length.documents", 1)
-        self.add("min_text_length.text_bytes", len(text.encode("utf-8")))
-
-    def count_kept(self, text: str) -> None:
-        self.add("kept.documents", 1)
-        self.add("kept.text_bytes", len(text.encode("utf-8")))
+    def count_kept(self, text_bytes: np.ndarray, too_short: np.ndarray) -> None:
+        """The documents that pass the filters, split by ``min_text_length`` (``text_bytes`` after span replacement)."""
+        self.add("min_text_length.documents", too_short.sum())
+        self.add("min_text_length.text_bytes", text_bytes[too_short].sum())
+        self.add("kept.documents", (~too_short).sum())
+        self.add("kept.text_bytes", text_bytes[~too_short].sum())
 
 
 def impact_report(config: MixerConfig, *, allow_missing_attributes: bool = False, warn: Callable[[str], None] = lambda m: None) -> dict:

@@ -38,8 +38,14 @@ UNICODE_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u200
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder(order="sorted").encode
 _ATTRIBUTE_KEYS = "SELECT DISTINCT unnest(json_keys(line, '$.attributes')) FROM lines"
-_TEXT_BYTES = "SELECT strlen(doc->>'$.text') FROM batch"  # dry runs: text bytes per document
 _decode_spans = msgspec.json.Decoder(list[list[tuple[int, int, float]] | None]).decode
+
+
+class _Text(msgspec.Struct):
+    text: str
+
+
+_decode_texts = msgspec.json.Decoder(list[_Text]).decode  # dry runs: only the texts spans edit
 
 
 @dataclass(frozen=True)
@@ -72,8 +78,11 @@ class ShardTask:
     dry_run: bool = False
 
 
-def compile_recipe(config: MixerConfig, *, rule_columns: bool = False) -> list[StreamPlan]:
-    """Compile every stream's filters and span selectors (pure: no file is touched)."""
+def compile_recipe(config: MixerConfig, *, dry_run: bool = False) -> list[StreamPlan]:
+    """Compile every stream's filters and span selectors (pure: no file is touched).
+
+    For a dry run the query also returns each rule's decision and the text lengths it counts.
+    """
     plans = []
     for index, stream in enumerate(config.streams):
         where = f"streams[{index}]"
@@ -85,8 +94,10 @@ def compile_recipe(config: MixerConfig, *, rule_columns: bool = False) -> list[S
             spans=[SpanRule(span=s.span, syntax=s.syntax, replacement=s.replacement) for s in stream.span_replacement],
             n_attribute_sets=len(stream.attributes),
             config_path=where,
-            rule_columns=rule_columns,
             alignment_check=True,
+            rule_columns=dry_run,
+            text_bytes=dry_run,
+            stripped_text_bytes=UNICODE_WHITESPACE if dry_run and stream.output.min_text_length else None,
         )
         rules = tuple(
             SpanRuleRun(
@@ -167,43 +178,33 @@ def _warn_missing_keys(plan: StreamPlan, first_file: str, stream: StreamConfig, 
 
 def run_shard(task: ShardTask) -> Counters:
     """Mix one shard (the unit of work). Skips a shard whose output already exists."""
-    if not task.dry_run and os.path.exists(task.shard.output):
-        return {"shards_skipped": 1}
-    connection = duckdb.connect(config={"threads": task.threads})
     counters: Counters = {"shards": 1}
-    query = task.plan.query.sql
-    writer = _NullWriter() if task.dry_run else AtomicWriter(task.shard.output)
-    with writer:
-        for path in task.shard.inputs:
-            for batch, attribute_lines in _aligned_batches(path, task):
-                table = {"row": pa.array(np.arange(len(batch), dtype=np.int64)), "doc": batch.lines}
-                for index, lines in enumerate(attribute_lines):
-                    table[f"attr_{index}"] = lines if lines is not None else pa.nulls(len(batch), pa.large_string())
-                connection.register("batch", pa.table(table))
-                try:
-                    result = _run_query(connection, query, batch, attribute_lines, task)
-                    text_bytes = connection.sql(_TEXT_BYTES).to_arrow_table().column(0).to_numpy() if task.dry_run else None
-                finally:
-                    connection.unregister("batch")
-                _mix_batch(batch, attribute_lines, result, task, writer, counters, text_bytes)
+    if task.dry_run:
+        for batch, _, result in _queried_batches(task):
+            _count_batch(batch, result, task, counters)
+        return counters
+    if os.path.exists(task.shard.output):
+        return {"shards_skipped": 1}
+    with AtomicWriter(task.shard.output) as writer:
+        for batch, attribute_lines, result in _queried_batches(task):
+            _mix_batch(batch, attribute_lines, result, task, writer, counters)
     return counters
 
 
-class _NullWriter:
-    """Stands in for the output file in a dry run: counts bytes, writes nothing."""
-
-    def __init__(self) -> None:
-        self.bytes_written = 0
-
-    def write(self, data: bytes) -> int:
-        self.bytes_written += len(data)
-        return len(data)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
+def _queried_batches(task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array | None], pa.Table]]:
+    """Every batch of the shard's inputs, its attribute lines, and the stream query's result on them."""
+    connection = duckdb.connect(config={"threads": task.threads})
+    for path in task.shard.inputs:
+        for batch, attribute_lines in _aligned_batches(path, task):
+            table = {"row": pa.array(np.arange(len(batch), dtype=np.int64)), "doc": batch.lines}
+            for index, lines in enumerate(attribute_lines):
+                table[f"attr_{index}"] = lines if lines is not None else pa.nulls(len(batch), pa.large_string())
+            connection.register("batch", pa.table(table))
+            try:
+                result = _run_query(connection, task.plan.query.sql, batch, attribute_lines, task)
+            finally:
+                connection.unregister("batch")
+            yield batch, attribute_lines, result
 
 
 def _aligned_batches(path: str, task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array | None]]]:
@@ -335,17 +336,34 @@ def _diagnose(batch: LineBatch, attribute_lines: list, task: ShardTask, row: int
         raise InputError("line could not be checked", path=batch.path, line=batch.first_line + row)
 
 
-def _mix_batch(
-    batch: LineBatch, attribute_lines: list, result: pa.Table, task: ShardTask, writer, counters: Counters, text_bytes: np.ndarray | None = None
-) -> None:
+def _count_batch(batch: LineBatch, result: pa.Table, task: ShardTask, counters: Counters) -> None:
+    """Dry run: count what ``_mix_batch`` would keep, from the query's text lengths; only edited texts are decoded."""
+    counters["documents"] = counters.get("documents", 0) + len(batch)
+    report = impact.StreamCounters(counters, task.plan.index)
+    report.count_filters(result)
+    kept_rows = np.flatnonzero(result.column("keep").to_numpy(zero_copy_only=False))
+    text_bytes = result.column("text_bytes").to_numpy().take(kept_rows)
+    min_length = task.plan.stream.output.min_text_length or 0
+    stripped = result.column("stripped_text_bytes").to_numpy().take(kept_rows) if min_length else None
+    edits_by_rule = _collect_edits(result, kept_rows, batch, task) if len(kept_rows) else None
+    if edits_by_rule is not None:
+        edits, edited, rule_of_edit = edits_by_rule
+        lines = batch.lines.take(pa.array(kept_rows[edited])).to_pylist()
+        texts = pa.array([document.text for document in _decode_texts("[" + ",".join(lines) + "]")], pa.large_string())
+        replaced = report.count_span_rules(texts, edits, rule_of_edit, len(task.plan.span_rules))
+        text_bytes[edited] = pa.compute.binary_length(replaced.cast(pa.large_binary())).to_numpy()
+        if stripped is not None:
+            stripped[edited] = [len(text.strip(UNICODE_WHITESPACE).encode("utf-8")) for text in replaced.to_pylist()]
+    too_short = stripped < min_length if stripped is not None else np.zeros(len(kept_rows), dtype=bool)
+    report.count_kept(text_bytes, too_short)
+
+
+def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: ShardTask, writer, counters: Counters) -> None:
     stream = task.plan.stream
     keep = result.column("keep").to_numpy(zero_copy_only=False)
     kept_rows = np.flatnonzero(keep)
     counters["documents"] = counters.get("documents", 0) + len(batch)
     counters["bytes_in"] = counters.get("bytes_in", 0) + batch.lines.nbytes
-    report = impact.StreamCounters(counters, task.plan.index) if task.dry_run else None
-    if report is not None:
-        report.count_filters(result, text_bytes)
     if not len(kept_rows):
         return
     documents = [_decode(line) for line in batch.lines.take(pa.array(kept_rows)).to_pylist()]
@@ -354,8 +372,6 @@ def _mix_batch(
     if edits_by_rule is not None:
         edits, edited, rule_of_edit = edits_by_rule
         texts = pa.array([documents[i]["text"] for i in edited], pa.large_string())
-        if report is not None:
-            report.count_span_rules(texts, edits, rule_of_edit, len(task.plan.span_rules))
         replaced = apply_spans(texts, edits).to_pylist()
         for position, document_index in enumerate(edited):
             if replaced[position] != documents[document_index]["text"]:
@@ -383,11 +399,7 @@ def _mix_batch(
             document.pop(name, None)
         if min_length and len(document["text"].strip(UNICODE_WHITESPACE).encode("utf-8")) < min_length:
             counters["documents_too_short"] = counters.get("documents_too_short", 0) + 1
-            if report is not None:
-                report.count_too_short(document["text"])
             continue
-        if report is not None:
-            report.count_kept(document["text"])
         metadata = document.get("metadata")
         if not isinstance(metadata, dict):
             metadata = document["metadata"] = {}
@@ -530,7 +542,7 @@ def mix(
     quiet: bool = False,
 ) -> MixResult:
     """Run (or, with ``dry_run``, only count) a validated recipe."""
-    plans = compile_recipe(config, rule_columns=dry_run)
+    plans = compile_recipe(config, dry_run=dry_run)
     work = plan_shards(plans, config, warn=warn)
     if not dry_run:
         _prepare_outputs(config)

@@ -54,3 +54,60 @@ def test_cli_writes_json_report(conformance):
     assert "kept" in result.stdout
     report = json.loads((conformance / "report.json").read_text())
     assert report["streams"][0]["kept"]["documents"] == 6
+
+
+def _write_jsonl_gz(path, rows) -> None:
+    import gzip
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
+def test_dry_run_counts_spans_and_min_text_length_like_a_real_mix(tmp_path):
+    """Lengths come from the query and edited texts alone: they must match what mix writes, byte for byte."""
+    from dolma_sql import mixer
+
+    texts = [
+        "   short \u3000\u3000",  # below the minimum only once stripped
+        "kept: a long enough text \u00e9\u00e9",
+        "\x85\u2028" + "x" * 11 + " \n",  # unicode whitespace at both ends
+        "drop-me " * 4,  # excluded by the filter
+        "remove ALL of this\u00a0",  # a span deletes all but whitespace: too short after replacement
+        "mail bob@example.com and é ü please",  # a span with multibyte text around it
+        "\t \n",  # nothing but whitespace
+    ]
+    documents = [{"id": str(i), "text": text, "source": "t"} for i, text in enumerate(texts)]
+    spans = {4: [[0, 18, 0.5]], 5: [[5, 20, 0.9], [27, 28, 0.8]]}
+    attributes = [
+        {"id": str(i), "attributes": {"t__spans": spans.get(i, []), "t__drop": [[0, 1, 1.0]] if "drop" in text else []}}
+        for i, text in enumerate(texts)
+    ]
+    _write_jsonl_gz(tmp_path / "documents" / "part.jsonl.gz", documents)
+    _write_jsonl_gz(tmp_path / "attributes" / "t" / "part.jsonl.gz", attributes)
+    recipe = {
+        "streams": [
+            {
+                "name": "s",
+                "documents": [str(tmp_path / "documents" / "*.jsonl.gz")],
+                "attributes": ["t"],
+                "output": {"path": str(tmp_path / "out"), "min_text_length": 12},
+                "filter": {"exclude": ["$.attributes[?(@.t__drop && @.t__drop[0] && @.t__drop[0][2] > 0.5)]"]},
+                "span_replacement": [
+                    {"span": "$.attributes.t__spans", "min_score": 0.85, "replacement": "[{}]"},
+                    {"span": "$.attributes.t__spans", "max_score": 0.85, "replacement": ""},
+                ],
+            }
+        ],
+        "processes": 1,
+    }
+    config_path = tmp_path / "recipe.json"
+    config_path.write_text(json.dumps(recipe))
+    stream = impact_report(load(config_path))["streams"][0]
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir()), "a dry run writes nothing"
+    totals = mixer.mix(load(config_path), quiet=True).totals
+    written = read_outputs(str(tmp_path / "out"))
+    assert stream["kept"]["documents"] == len(written) == totals["documents_kept"]
+    assert stream["kept"]["text_bytes"] == sum(len(doc["text"].encode()) for doc in written)
+    assert stream["min_text_length"]["documents"] == totals["documents_too_short"] == 4
+    assert stream["after_filters"]["documents"] == len(texts) - 1

@@ -85,12 +85,16 @@ def compile_stream(
     config_path: str = "",
     rule_columns: bool = False,
     alignment_check: bool = False,
+    text_bytes: bool = False,
+    stripped_text_bytes: str | None = None,
 ) -> StreamQuery:
     """Compile a stream's filter and span selectors to one query (see the module docstring).
 
     With ``alignment_check`` the query also returns ``problem``: TRUE for a row whose document
     has no string ``text`` or whose attribute lines do not line up (another ``id``, or no
-    ``attributes`` object), read from the same single parse of each column.
+    ``attributes`` object), read from the same single parse of each column. ``text_bytes`` adds
+    the UTF-8 length of each text, and ``stripped_text_bytes`` (characters to strip) its length
+    once those are trimmed from both ends: what a dry run counts, from that same parse.
     """
     J.reset_lambda_names()
     doc = Document(n_attribute_sets)
@@ -125,14 +129,35 @@ def compile_stream(
         rules = [J.alias(d, f"{kind}_{i}") for kind in decided for i, (_, _, d) in enumerate(decided[kind])]
 
     checks = [J.alias(_alignment_problem(doc), "problem")] if alignment_check else []
-    middle = exp.select("row", *doc.columns(), J.alias(keep, "keep"), *rules, *checks).from_(doc.relation().subquery("merged"))
-    outer = exp.select("row", "keep", *outputs, *[r.alias for r in rules], *[c.alias for c in checks]).from_(middle.subquery("decided"))
+    measures = _text_measures(doc, text_bytes, stripped_text_bytes)
+    passed = [*rules, *checks, *measures]
+    middle = exp.select("row", *doc.columns(), J.alias(keep, "keep"), *passed).from_(doc.relation().subquery("merged"))
+    outer = exp.select("row", "keep", *outputs, *[p.alias for p in passed]).from_(middle.subquery("decided"))
     outer = J.parenthesize(outer.copy())  # copy() unshares nodes that the builders reuse
     return StreamQuery(
         sql=outer.sql(dialect="duckdb", pretty=True),
         expression=outer,
         attribute_keys=frozenset(doc.attribute_keys),
     )
+
+
+def _text_measures(doc: Document, whole: bool, strip: str | None) -> list[exp.Expression]:
+    """``text_bytes`` and ``stripped_text_bytes`` as requested (NULL when the text is not a string).
+
+    The stripped length subtracts the runs that anchored regular expressions find at both ends:
+    DuckDB's ``trim(text, characters)`` walks the whole text and costs 15x more.
+    """
+    if not whole and strip is None:
+        return []  # register no path the query does not otherwise read
+    text = J.as_string(doc.raw_value("doc", ("text",)))
+    length = J.fn("strlen", text)
+    measures = [J.alias(length, "text_bytes")] if whole else []
+    if strip is not None:
+        characters = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in strip) + "]*" if strip else ""
+        ends = [J.fn("strlen", J.fn("regexp_extract", text, J.lit(pattern))) for pattern in (f"^{characters}", f"{characters}$")]
+        stripped = J.fn("greatest", J.lit(0), exp.Sub(this=exp.Sub(this=length, expression=ends[0]), expression=ends[1]))  # all stripped: both ends match it all
+        measures.append(J.alias(stripped, "stripped_text_bytes"))
+    return measures
 
 
 def _starts_with(value: exp.Expression, prefix: str) -> exp.Expression:

@@ -46,6 +46,11 @@ def edge_documents(count: int = 400, seed: int = 7) -> list[dict]:
     return documents
 
 
+def conformance_documents() -> list[dict]:
+    """The documents of upstream's ``tests/data/provided`` (ten web pages with metadata)."""
+    return read_rows(CONFORMANCE / "tests/data/provided/documents/000.json.gz")
+
+
 def build_corpora(root: Path) -> dict[str, Path]:
     """``name -> corpus dir`` each holding ``documents/…``: conformance documents, a generated corpus, edge cases."""
     corpora = {}

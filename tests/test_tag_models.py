@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from dolma_sql.udfs.fasttext import default_language_model
-from tag_helpers import assert_same_spans, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
+from tag_helpers import assert_same_spans, conformance_documents, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
 from test_tag_cli import fail, ok
 
 fasttext = pytest.importorskip("fasttext")
@@ -46,7 +46,7 @@ def models(tmp_path_factory) -> dict[str, Path]:
 def documents() -> list[dict]:
     texts = ["You are an idiot.\nThank you for the lovely afternoon!", "Bonjour tout le monde.\n\nHallo Welt, wie geht es?", "Buy cheap shoes now", " \n ",
              "Héllo wörld, you idiot. 日本語です。 Thank you for the lovely afternoon! \n\nStupid fool?\u2028 Ça va… 😊 merci."]
-    return [{"id": f"m{i}", "text": t, "source": "t"} for i, t in enumerate(texts)] + edge_documents(60, seed=3)[1:]
+    return [{"id": f"m{i}", "text": t, "source": "t"} for i, t in enumerate(texts)] + edge_documents(60, seed=3)[1:] + conformance_documents()
 
 
 def model_file(models: dict[str, Path], model: str) -> Path:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import gzip
-import json
-
 import pytest
 
-from conftest import CONFORMANCE
-from tag_helpers import assert_same_spans, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
+from tag_helpers import assert_same_spans, conformance_documents, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
 from test_tag_cli import fail, ok
 
 SECRET_TEXTS = [
@@ -27,9 +23,7 @@ SECRET_TEXTS = [
 
 def secret_documents() -> list[dict]:
     documents = [{"id": f"s{i}", "text": text, "source": "code"} for i, text in enumerate(SECRET_TEXTS)]
-    with gzip.open(CONFORMANCE / "tests/data/provided/documents/000.json.gz", "rt", encoding="utf-8") as handle:
-        documents += [json.loads(line) for line in handle]
-    return documents + edge_documents(80, seed=6)[1:]
+    return documents + conformance_documents() + edge_documents(80, seed=6)[1:]
 
 
 @pytest.mark.oracle

@@ -8,14 +8,11 @@ The extensions where the two tables disagree are checked separately against the 
 
 from __future__ import annotations
 
-import gzip
-import json
 import random
 
 import pytest
 
-from conftest import CONFORMANCE
-from tag_helpers import assert_same_spans, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
+from tag_helpers import assert_same_spans, conformance_documents, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
 from test_tag_cli import fail, ok
 
 TAGGERS = ["code_starcoder_taggers_v1", "code_starcoder_taggers_v2"]
@@ -62,9 +59,7 @@ def code_documents() -> list[dict]:
         extension = ["py", "js", "java", "html", "c", "zzz", None][index % 7]
         document["metadata"] = {} if extension is None else {"ext": extension, "max_stars_count": index}
         documents.append(document)
-    with gzip.open(CONFORMANCE / "tests/data/provided/documents/000.json.gz", "rt", encoding="utf-8") as handle:
-        conformance = [json.loads(line) for line in handle]
-    for index, document in enumerate(conformance):  # web pages: no ext (upstream's -1), or read as HTML / Python
+    for index, document in enumerate(conformance_documents()):  # web pages: no ext (upstream's -1), or read as HTML / Python
         if index % 3:
             document["metadata"] = {**document["metadata"], "ext": "html" if index % 3 == 1 else "py"}
         documents.append(document)

@@ -14,10 +14,13 @@ import numpy as np
 import polars as pl
 
 from dolma_sql.tagging import Spans, TagBatch, tagger
-from dolma_sql.udfs.text import WORD, WS, Segments, exclusive_cumsum_per_row, split_on
+from dolma_sql.udfs.text import NON_WS, WS, Segments, exclusive_cumsum_per_row, split_on
 
 MIN_WORDS_PER_LINE = 3
 ENDS_WITH_PUNCTUATION = r'[.?!"]' + WS + "*$"
+ENOUGH_WORDS = f"^{WS}*" + f"{NON_WS}+{WS}+" * (MIN_WORDS_PER_LINE - 1) + NON_WS
+"""A line with at least MIN_WORDS_PER_LINE ``str.split()`` words: an anchored match stops at the
+third word, where counting every word would scan the whole line."""
 FLAGS_V2 = ("has_curly_brace", "has_lorem_ipsum", "has_javascript", "has_naughty_word")
 LINE_TYPES = ("lines_with_no_ending_punctuation", "lines_with_too_few_words")
 
@@ -60,7 +63,7 @@ def _line_spans(series: pl.Series) -> tuple[Segments, np.ndarray, np.ndarray, np
     starts = exclusive_cumsum_per_row(lengths + with_newline, rows)
     segments = Segments(rows, starts, starts + lengths + with_newline, pieces)
     no_punctuation = ~pieces.str.contains(ENDS_WITH_PUNCTUATION).to_numpy()
-    too_few = pieces.str.count_matches(WORD).to_numpy() < MIN_WORDS_PER_LINE
+    too_few = ~pieces.str.contains(ENOUGH_WORDS).to_numpy()
     return segments, no_punctuation, too_few, np.bincount(rows, minlength=len(series))
 
 

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from dolma_sql import impact, layout
-from dolma_sql.compile import SpanRule, StreamQuery, compile_stream
+from dolma_sql.compile import SpanRule, compile_stream
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.executor import Counters, LocalExecutor, run_units
 from dolma_sql.io import AtomicWriter, LineBatch, decode_object, iter_line_batches
@@ -59,11 +59,16 @@ class SpanRuleRun:
 
 @dataclass(frozen=True)
 class StreamPlan:
-    """A stream's compiled query and rules: computed once, before any work starts."""
+    """A stream's compiled query and rules: computed once, before any work starts.
+
+    It holds the query's SQL, not its AST: every shard task ships the plan to a worker, and
+    unpickling a sqlglot tree costs more than a small shard's counting.
+    """
 
     index: int
     stream: StreamConfig
-    query: StreamQuery
+    sql: str
+    attribute_keys: frozenset[str]  # attribute keys the recipe reads, for "key not found" warnings
     span_rules: tuple[SpanRuleRun, ...]
 
 
@@ -107,7 +112,7 @@ def compile_recipe(config: MixerConfig, *, dry_run: bool = False) -> list[Stream
             )
             for s in stream.span_replacement
         )
-        plans.append(StreamPlan(index=index, stream=stream, query=query, span_rules=rules))
+        plans.append(StreamPlan(index=index, stream=stream, sql=query.sql, attribute_keys=query.attribute_keys, span_rules=rules))
     return plans
 
 
@@ -151,7 +156,7 @@ def _warn_missing_keys(plan: StreamPlan, first_file: str, stream: StreamConfig, 
     Absence is legal (a filter on a missing key simply never matches), but it is usually a
     typo, so say which keys exist. The keys of every line are collected by one DuckDB pass.
     """
-    if not plan.query.attribute_keys or not stream.attributes:
+    if not plan.attribute_keys or not stream.attributes:
         return
     available: set[str] = set()
     connection = duckdb.connect()
@@ -168,7 +173,7 @@ def _warn_missing_keys(plan: StreamPlan, first_file: str, stream: StreamConfig, 
             finally:
                 connection.unregister("lines")
             available.update(key for (key,) in keys)
-    missing = sorted(plan.query.attribute_keys - available)
+    missing = sorted(plan.attribute_keys - available)
     if missing:
         warn(
             f"streams[{plan.index}]: filter keys {missing} are in no line of the attribute files of {first_file}; "
@@ -201,7 +206,7 @@ def _queried_batches(task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array
                 table[f"attr_{index}"] = lines if lines is not None else pa.nulls(len(batch), pa.large_string())
             connection.register("batch", pa.table(table))
             try:
-                result = _run_query(connection, task.plan.query.sql, batch, attribute_lines, task)
+                result = _run_query(connection, task.plan.sql, batch, attribute_lines, task)
             finally:
                 connection.unregister("batch")
             yield batch, attribute_lines, result

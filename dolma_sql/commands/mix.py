@@ -39,9 +39,9 @@ def register(app: typer.Typer) -> None:
                 header = f"-- stream {plan.index}: {plan.stream.name}"
                 if out.is_terminal:
                     out.print(header, highlight=False)
-                    out.print(Syntax(plan.query.sql, "sql"))
+                    out.print(Syntax(plan.sql, "sql"))
                 else:  # piped: plain text, never wrapped
-                    typer.echo(f"{header}\n{plan.query.sql};")
+                    typer.echo(f"{header}\n{plan.sql};")
             return
         if dry_run:
             from dolma_sql.impact import impact_report, print_report, write_report

@@ -109,6 +109,24 @@ def test_document_without_text_names_the_line(tmp_path):
     assert "a.jsonl.gz:2" in message and "text" in message
 
 
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ('{"id":"a","text":"x","source":"s"}', ("a", "x", "s")),
+        ('{"id":7,"text":"x"}', ("7", "x", None)),  # a number id is its JSON text
+        (' {"id":"a","text":"x","sour\\u0063e":"s"}', ("a", "x", "s")),  # leading space, escaped key
+        ('{"id":"a","text":"caf\\u00e9","source":null,"metadata":{"k":[1]}}', ("a", "café", None)),
+    ],
+)
+def test_document_reader_fast_path_and_its_fallback_agree(tmp_path, line, expected):
+    from dolma_sql.io import iter_document_batches
+
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"id":"0","text":"first","source":"s"}\n' + line + "\n", encoding="utf-8")
+    (batch,) = iter_document_batches(str(path), fields=("id", "text", "source"), required=("text",))
+    assert [tuple(row.values()) for row in batch.table.to_pylist()] == [("0", "first", "s"), expected]
+
+
 def test_unknown_tagger_suggests_nearest_names(corpus):
     message = fail(["tag", "--documents", "documents/a.jsonl.gz", "--taggers", "gopher_v3"], corpus)
     assert "unknown tagger 'gopher_v3'" in message and "gopher_v1" in message

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import msgspec
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
-from dolma_sql.tagging import import_tagger_modules, registry
 
 
 class ListConfig(msgspec.Struct, forbid_unknown_fields=True):
@@ -21,6 +18,11 @@ class ListConfig(msgspec.Struct, forbid_unknown_fields=True):
 def register(app: typer.Typer) -> None:
     @app.command("list", context_settings=DOLMA_FLAGS, help="List the available taggers (dolma list).")
     def list_taggers(ctx: typer.Context) -> None:
+        from rich.console import Console
+        from rich.table import Table
+
+        from dolma_sql.tagging import import_tagger_modules, registry
+
         ctx.args[:] = ["--tagger_modules" if arg == "--tagger-modules" else arg for arg in ctx.args]
         config = command_config(ctx, ListConfig)
         import_tagger_modules(config.tagger_modules)

@@ -7,7 +7,6 @@ from typing import Optional
 import msgspec
 import typer
 from rich.console import Console
-from rich.syntax import Syntax
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
 from dolma_sql.recipe import MixerConfig, validate
@@ -34,6 +33,8 @@ def register(app: typer.Typer) -> None:
             typer.echo(msgspec.json.format(msgspec.json.encode(config)).decode())
             return
         if explain:
+            from rich.syntax import Syntax
+
             out = Console()
             for plan in mixer.compile_recipe(config):
                 header = f"-- stream {plan.index}: {plan.stream.name}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import TYPE_CHECKING
 
 import msgspec
 import typer
@@ -17,17 +18,10 @@ import typer
 from dolma_sql.commands import DOLMA_FLAGS, command_config
 from dolma_sql.config import WorkDirConfig
 from dolma_sql.errors import ConfigError
-from dolma_sql.executor import LocalExecutor, console, run_units
 from dolma_sql.layout import expand_globs, swap_segment
-from dolma_sql.tagging import (
-    OutputFile,
-    TagUnit,
-    check_taggers,
-    import_tagger_modules,
-    make_variable_name,
-    unit_fingerprint,
-    unit_is_done,
-)
+
+if TYPE_CHECKING:  # the tagging runtime (numpy, pyarrow, …) is imported when the command runs
+    from dolma_sql.tagging import TagUnit
 
 
 class ProfileConfig(msgspec.Struct, forbid_unknown_fields=True):
@@ -82,6 +76,8 @@ HYPHENATED = {"--tagger-modules": "--tagger_modules", "--ignore-existing": "--ig
 
 def plan_units(config: TagConfig) -> list[TagUnit]:
     """One unit per document file, with the attribute file(s) it writes (dolma's path rules)."""
+    from dolma_sql.executor import console
+
     if not config.taggers:
         raise ConfigError("no taggers given", path="taggers", hint="pass --taggers NAME... (see `dolma-sql list`)")
     if config.destination is not None and len(config.destination) != len(config.documents):
@@ -111,6 +107,8 @@ def plan_units(config: TagConfig) -> list[TagUnit]:
 
 
 def _unit(config: TagConfig, names: list[str], path: str, destination: str | None) -> TagUnit:
+    from dolma_sql.tagging import OutputFile, TagUnit, make_variable_name, unit_fingerprint
+
     def default_path(directory: str) -> str:
         swapped = swap_segment(path, "documents", f"attributes/{directory}", first_only=True)
         if swapped is None:
@@ -138,6 +136,9 @@ def _unit(config: TagConfig, names: list[str], path: str, destination: str | Non
 
 
 def run_tag(config: TagConfig, *, quiet: bool = False) -> dict[str, float]:
+    from dolma_sql.executor import LocalExecutor, console, run_units
+    from dolma_sql.tagging import check_taggers, import_tagger_modules, tag_file, unit_is_done
+
     import_tagger_modules(config.tagger_modules)
     check_taggers(list(dict.fromkeys(config.taggers)), model_options(config))
     units = plan_units(config)
@@ -147,8 +148,6 @@ def run_tag(config: TagConfig, *, quiet: bool = False) -> dict[str, float]:
     if config.dryrun:
         console.print(msgspec.json.format(msgspec.json.encode(config)).decode())
         return {}
-    from dolma_sql.tagging import tag_file
-
     processes = 1 if config.debug else config.processes
     if processes > 1:  # workers inherit this: one process per core, so no polars thread pool per worker
         os.environ.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // processes)))

@@ -9,17 +9,20 @@ unless ``--resume`` (finish an interrupted run: finished groups are kept) or ``-
 from __future__ import annotations
 
 import time
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
-from rich.table import Table
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
-from dolma_sql.executor import LocalExecutor, console, run_units
-from dolma_sql.tokens import TokensConfig, plan_tokens, tokenize_group, tokens_stats, worker_env
+
+if TYPE_CHECKING:  # the tokenizer stack is imported when the command runs, not when it is registered
+    from dolma_sql.tokens import TokensConfig
 
 
 def run(config: TokensConfig) -> dict[str, float]:
+    from dolma_sql.executor import LocalExecutor, console, run_units
+    from dolma_sql.tokens import plan_tokens, tokenize_group, worker_env
+
     started = time.perf_counter()
     plan = plan_tokens(config, warn=lambda message: console.print(f"[yellow]warning:[/] {message}"))
     if config.dryrun:
@@ -42,6 +45,11 @@ def run(config: TokensConfig) -> dict[str, float]:
 
 
 def print_stats(destination: str) -> None:
+    from rich.table import Table
+
+    from dolma_sql.executor import console
+    from dolma_sql.tokens import tokens_stats
+
     stats = tokens_stats(destination)
     table = Table(title=f"{destination}: {stats['memmaps']} memmaps")
     for header in ("source", "documents", "tokens"):
@@ -61,4 +69,6 @@ def register(app: typer.Typer) -> None:
         if stats is not None:
             print_stats(stats)
             return
+        from dolma_sql.tokens import TokensConfig
+
         run(command_config(ctx, TokensConfig))

@@ -413,7 +413,7 @@ _BUILTINS = (
 
 def _guard(value: exp.Expression, result: exp.Expression) -> exp.Expression:
     """``result``, or NULL (an error) where ``value`` is an error."""
-    return J.case((J.is_null(value), exp.Null()), default=result)
+    return result if _never_null(value) else J.case((J.is_null(value), exp.Null()), default=result)
 
 
 def _number_json(number: exp.Expression) -> exp.Expression:
@@ -441,6 +441,10 @@ def _never_null(expression: exp.Expression) -> bool:
         return _never_null(expression.this)
     if isinstance(expression, exp.Is):
         return True
+    if type(expression) is exp.Cast:  # a CAST fails loudly rather than giving NULL (TRY_CAST may)
+        return _never_null(expression.this)
+    if isinstance(expression, exp.Anonymous) and expression.name.lower() == "json_array_length":
+        return _never_null(expression.expressions[0])
     if isinstance(expression, exp.Coalesce):
         return any(_never_null(e) for e in [expression.this, *expression.expressions])
     if isinstance(expression, exp.Case):
@@ -470,14 +474,65 @@ def dolma_truthy(value: exp.Expression) -> exp.Expression:
     return J.not_(J.or_(falsy_text, is_zero))
 
 
+_KINDS_OF_TYPE = {"null": ("NULL",), "boolean": ("BOOLEAN",), "string": ("VARCHAR",), "array": ("ARRAY",),
+                  "object": ("OBJECT",), "number": J.NUMBER_TYPES}
+_ANY_KIND = frozenset(kind for kinds in _KINDS_OF_TYPE.values() for kind in kinds)
+
+Facts = dict[tuple[str | int, ...], frozenset[str]]
+"""Paths of the merged document -> the json_types their values can have, where a guard says so."""
+
+
+def _meet(a: Facts, b: Facts) -> Facts:
+    """Both sets of facts at once."""
+    return {path: a.get(path, _ANY_KIND) & b.get(path, _ANY_KIND) for path in a.keys() | b.keys()}
+
+
+def _static_path(node: Node) -> tuple[str | int, ...] | None:
+    """The steps of ``.a[0].b``-like paths (from the input), None for anything else."""
+    if isinstance(node, Identity):
+        return ()
+    if isinstance(node, Index):
+        prefix = _static_path(node.target)
+        return None if prefix is None else prefix + (node.key,)
+    return None
+
+
+def _tested_types(node: Node) -> tuple[str, ...] | None:
+    """The json_types that ``type == "name"`` (either way round) accepts; None for any other node."""
+    if not (isinstance(node, Binary) and node.op == "=="):
+        return None
+    for call, name in ((node.left, node.right), (node.right, node.left)):
+        if isinstance(call, Call) and call.name == "type" and not call.args and isinstance(name, Literal) and name.value in _KINDS_OF_TYPE:
+            return _KINDS_OF_TYPE[name.value]
+    return None
+
+
+def _is_null_literal(node: Node) -> bool:
+    return isinstance(node, Literal) and node.value is None
+
+
+def _case_on_kind(kind: exp.Expression, branches: list[tuple[tuple[str, ...], exp.Expression]]) -> exp.Expression:
+    """``CASE`` over a json_type; just the matching branch when the type is known at compile time."""
+    if isinstance(kind, exp.Literal):
+        return next((value for kinds, value in branches if kind.this in kinds), exp.Null())
+    return J.case(*[(exp.In(this=kind, expressions=[J.lit(k) for k in kinds]), value) for kinds, value in branches])
+
+
 class JqCompiler:
-    """Translates one jq expression to SQL over the merged document."""
+    """Translates one jq expression to SQL over the merged document.
+
+    While compiling what runs only when a guard held (the right side of ``and``, a ``then``
+    branch), the types the guard proves (``type == "array"``, ``.[0] != null``) are known:
+    index steps they make safe need no error test and known types need no lookup, so the
+    usual ``type == "array" and length > 0 and .[0] != null`` idiom compiles to plain SQL.
+    """
 
     def __init__(self, doc: Document, text: str, config_path: str | None = None) -> None:
         self.doc = doc
         self.text = text
         self.config_path = config_path
         self.tree = parse(text, config_path)
+        self.facts: Facts = {}
 
     # -- entry points ----------------------------------------------------------------------
     def matches(self, exclude: bool = False) -> exp.Expression:
@@ -519,13 +574,49 @@ class JqCompiler:
                 (exp.EQ(this=J.length(items), expression=J.lit(1)), J.index(items, 0)),
                 default=J.to_json(items),
             )
-        return self.let([Val(self.json(result))], lambda v: Val(J.case((J.is_null(v.expr), failure), default=v.expr))).expr
+        value = self.json(result)
+        if _never_null(value):
+            return value
+        return self.let([Val(value)], lambda v: Val(J.case((J.is_null(v.expr), failure), default=v.expr))).expr
 
     def string(self) -> exp.Expression:
         """Replacement text: the expression must yield one string."""
         failure = J.runtime_error(f"{self.config_path}: jq `{self.text}` must produce a string; it did not on row ")
         as_text = lambda v: Text(J.case((J.is_type(v.expr, "VARCHAR"), J.as_string(v.expr)), default=failure))  # noqa: E731
         return self.let([Val(self.select())], as_text).expr
+
+    # -- type facts ------------------------------------------------------------------------
+    def implied(self, node: Node, dot: Ref) -> Facts:
+        """What ``node`` being truthy (on input ``dot``) proves about the types of document values."""
+        if dot.base is not None:
+            return {}
+        if isinstance(node, Binary) and node.op == "and":
+            return _meet(self.implied(node.left, dot), self.implied(node.right, dot))
+        if _tested_types(node) is not None:
+            return {dot.path: frozenset(_tested_types(node))}
+        if isinstance(node, Binary) and node.op == "!=":
+            node = node.left if _is_null_literal(node.right) else node.right if _is_null_literal(node.left) else None
+        steps = None if node is None else _static_path(node)
+        if not steps:
+            return {}
+        # a non-null value at the end of the path: every step before it indexed an array or object
+        path = dot.path + steps
+        facts = {path[:i]: frozenset({"ARRAY" if isinstance(path[i], int) else "OBJECT"}) for i in range(len(dot.path), len(path))}
+        facts[path] = _ANY_KIND - {"NULL"}
+        return facts
+
+    def under(self, facts: Facts, compile_):
+        """``compile_()`` with ``facts`` known (only for code that runs when they hold)."""
+        saved = self.facts
+        self.facts = _meet(saved, facts)
+        try:
+            return compile_()
+        finally:
+            self.facts = saved
+
+    def _known_kind(self, path: tuple) -> str | None:
+        kinds = self.facts.get(path)
+        return next(iter(kinds)) if kinds is not None and len(kinds) == 1 else None
 
     # -- conversions -----------------------------------------------------------------------
     def fail(self, message: str, node: Node) -> CompileError:
@@ -538,11 +629,13 @@ class JqCompiler:
             prefix = ref.path[:i]
             if ref.base is None and self.doc.is_object(prefix) and isinstance(step, str):
                 continue
+            allowed = ["ARRAY" if isinstance(step, int) else "OBJECT", "NULL"]
+            if ref.base is None and self.facts.get(prefix, _ANY_KIND) <= set(allowed):
+                continue
             if ref.base is None:
                 kind = self.doc.type(prefix)
             else:
                 kind = J.fn("json_type", ref.base, J.lit(J.path_string(prefix)))
-            allowed = ["ARRAY" if isinstance(step, int) else "OBJECT", "NULL"]
             checks.append(J.coalesce(J.paren(exp.Not(this=exp.In(this=kind, expressions=[J.lit(a) for a in allowed]))), exp.false()))
         return J.or_(*checks) if checks else None
 
@@ -577,7 +670,8 @@ class JqCompiler:
         if isinstance(value, Text):
             return _guard(value.expr, J.lit("VARCHAR"))
         if isinstance(value, Ref) and value.base is None:
-            kind = J.coalesce(self.doc.type(value.path), J.lit("NULL"))
+            known = self._known_kind(value.path)
+            kind = J.lit(known) if known is not None else J.coalesce(self.doc.type(value.path), J.lit("NULL"))
             error = self._ref_error(value)
             return kind if error is None else J.case((error, J.cast(exp.Null(), "VARCHAR")), default=kind)
         return J.json_type(self.json(value))
@@ -671,7 +765,13 @@ class JqCompiler:
             return Many(J.case((J.or_(J.is_null(left), J.is_null(right)), exp.Null()), default=J.fn("list_concat", left, right)))
         if node.op == "//":
             return self.alternative(node, dot)
-        left, right = self.compile(node.left, dot), self.compile(node.right, dot)
+        if _tested_types(node) is not None:  # a test of the json_type: no type name is computed
+            return Bool(exp.In(this=self.kind(dot), expressions=[J.lit(k) for k in _tested_types(node)]))
+        left = self.compile(node.left, dot)
+        if node.op == "and":  # the right side runs only where the left is truthy
+            right = self.under(self.implied(node.left, dot), lambda: self.compile(node.right, dot))
+        else:
+            right = self.compile(node.right, dot)
         if isinstance(left, (Opt, Many)) or isinstance(right, (Opt, Many)):  # every combination of outputs
             return self.pipe(right, lambda r: self.pipe(left, lambda l: self.binary(node.op, l, r)))
         return self.binary(node.op, left, right)
@@ -736,7 +836,8 @@ class JqCompiler:
         runs the chosen branch once per output, as jq does."""
         result = self.compile(node.otherwise, dot) if node.otherwise is not None else dot
         for condition_node, value_node in reversed(node.branches):
-            value, otherwise = self.compile(value_node, dot), result
+            value = self.under(self.implied(condition_node, dot), lambda v=value_node: self.compile(v, dot))
+            otherwise = result
             condition = self.compile(condition_node, dot)
             if isinstance(condition, (Opt, Many)):
                 result = self.pipe(condition, lambda c, v=value, o=otherwise: self._choose(c, v, o))
@@ -952,18 +1053,20 @@ class JqCompiler:
         is_kind = lambda *types: exp.In(this=kind, expressions=[J.lit(t) for t in types])  # noqa: E731
         elements = J.fn("json_extract", value, J.lit("$[*]"))
         if name == "type":
+            if isinstance(kind, exp.Literal):
+                return Text(_case_on_kind(kind, [(kinds, J.lit(n)) for n, kinds in _KINDS_OF_TYPE.items()]))
             names = [(exp.EQ(this=kind, expression=J.lit(t)), J.lit(n)) for t, n in _TYPE_NAMES]
             if _never_null(kind):  # every other json_type is a number
                 return Text(J.case(*names, default=J.lit("number")))
             return Text(J.case(*names, (is_kind(*J.NUMBER_TYPES), J.lit("number"))))
         if name == "length":
-            return Num(J.cast(J.case(
-                (is_kind("NULL"), J.lit(0)),
-                (is_kind("ARRAY"), J.fn("json_array_length", value)),
-                (is_kind("OBJECT"), J.length(J.fn("json_keys", value))),
-                (is_kind("VARCHAR"), J.fn("length", J.as_string(value))),
-                (is_kind(*J.NUMBER_TYPES), J.fn("abs", J.as_double(value))),
-            ), "DOUBLE"))
+            return Num(J.cast(_case_on_kind(kind, [
+                (("NULL",), J.lit(0)),
+                (("ARRAY",), J.fn("json_array_length", value)),
+                (("OBJECT",), J.length(J.fn("json_keys", value))),
+                (("VARCHAR",), J.fn("length", J.as_string(value))),
+                (J.NUMBER_TYPES, J.fn("abs", J.as_double(value))),
+            ]), "DOUBLE"))
         if name in ("ascii_downcase", "ascii_upcase"):
             return Text(J.case((is_kind("VARCHAR"), J.fn("lower" if name == "ascii_downcase" else "upper", J.as_string(value)))))
         if name == "tostring":

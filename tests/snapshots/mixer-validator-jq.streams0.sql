@@ -22,144 +22,79 @@ FROM (
     key_9,
     key_10,
     key_11,
-    key_0_types,
     key_0_values,
-    key_1_types,
+    key_0_types,
     key_1_values,
-    key_2_types,
+    key_1_types,
     key_2_values,
-    key_3_types,
+    key_2_types,
     key_3_values,
-    key_4_types,
+    key_3_types,
     key_4_values,
-    key_5_types,
+    key_4_types,
     key_5_values,
-    key_6_types,
+    key_5_types,
     key_6_values,
-    key_7_types,
+    key_6_types,
     key_7_values,
-    key_8_types,
+    key_7_types,
     key_8_values,
+    key_8_types,
     CASE
       WHEN COALESCE(
         LIST_TRANSFORM(
           [
-            LIST_TRANSFORM(
-              [
-                LIST_TRANSFORM(
-                  [
-                    (
-                      CASE
-                        WHEN COALESCE(key_0_types[1], 'NULL') = 'NULL'
-                        THEN 'null'
-                        WHEN COALESCE(key_0_types[1], 'NULL') = 'BOOLEAN'
-                        THEN 'boolean'
-                        WHEN COALESCE(key_0_types[1], 'NULL') = 'VARCHAR'
-                        THEN 'string'
-                        WHEN COALESCE(key_0_types[1], 'NULL') = 'ARRAY'
-                        THEN 'array'
-                        WHEN COALESCE(key_0_types[1], 'NULL') = 'OBJECT'
-                        THEN 'object'
-                        ELSE 'number'
-                      END = 'array'
-                    )
-                    AND (
-                      0.0 < CAST(CASE
-                        WHEN COALESCE(key_0_types[1], 'NULL') IN ('NULL')
-                        THEN 0
-                        WHEN COALESCE(key_0_types[1], 'NULL') IN ('ARRAY')
-                        THEN JSON_ARRAY_LENGTH(COALESCE(key_0, CAST('null' AS JSON)))
-                        WHEN COALESCE(key_0_types[1], 'NULL') IN ('OBJECT')
-                        THEN LEN(JSON_KEYS(COALESCE(key_0, CAST('null' AS JSON))))
-                        WHEN COALESCE(key_0_types[1], 'NULL') IN ('VARCHAR')
-                        THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_0, CAST('null' AS JSON)), '$'))
-                        WHEN COALESCE(key_0_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                        THEN ABS(TRY_CAST(COALESCE(key_0, CAST('null' AS JSON)) AS DOUBLE))
-                      END AS DOUBLE)
-                    )
-                  ],
-                  LAMBDA _v2 : CASE
-                    WHEN _v2 IS NULL
-                    THEN NULL
-                    WHEN NOT _v2
-                    THEN FALSE
-                    ELSE CASE
-                      WHEN COALESCE((
-                        NOT key_0_types[1] IN ('ARRAY', 'NULL')
-                      ), FALSE)
-                      THEN NULL
-                      ELSE NOT (
-                        CAST(COALESCE(key_0_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
-                      )
-                    END
-                  END
-                )[1]
-              ],
-              LAMBDA _v3 : CASE
-                WHEN _v3 IS NULL
-                THEN NULL
-                WHEN NOT _v3
-                THEN FALSE
-                ELSE CASE
-                  WHEN (
-                    COALESCE((
-                      NOT key_0_types[1] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  OR (
-                    COALESCE((
-                      NOT key_0_types[2] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  THEN NULL
-                  ELSE NOT (
-                    CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
-                  )
-                END
-              END
-            )[1]
-          ],
-          LAMBDA _v4 : CASE
-            WHEN _v4 IS NULL
-            THEN NULL
-            WHEN _v4
-            THEN CASE
-              WHEN (
-                COALESCE((
-                  NOT key_0_types[1] IN ('ARRAY', 'NULL')
-                ), FALSE)
+            (
+              (
+                (
+                  COALESCE(key_0_types[1], 'NULL') IN ('ARRAY')
+                )
+                AND (
+                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_0, CAST('null' AS JSON))) AS DOUBLE)
+                )
               )
-              OR (
-                COALESCE((
+              AND (
+                NOT (
+                  CAST(COALESCE(key_0_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
+              )
+            )
+            AND (
+              CASE
+                WHEN COALESCE((
                   NOT key_0_types[2] IN ('ARRAY', 'NULL')
                 ), FALSE)
-              )
-              THEN NULL
-              ELSE CASE
-                WHEN COALESCE(key_0_values[1], CAST('null' AS JSON)) IS NULL
                 THEN NULL
-                ELSE CASE
-                  WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS DOUBLE) < 0.8
-                  ELSE CASE
-                    WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'NULL'
-                    THEN 0
-                    WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
-                    THEN CASE
-                      WHEN CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
-                      THEN 2
-                      ELSE 1
-                    END
-                    WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'VARCHAR'
-                    THEN 4
-                    WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'ARRAY'
-                    THEN 5
-                    WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'OBJECT'
-                    THEN 6
-                    ELSE 3
-                  END < 3
-                END
+                ELSE NOT (
+                  CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
               END
+            )
+          ],
+          LAMBDA _v1 : CASE
+            WHEN _v1 IS NULL
+            THEN NULL
+            WHEN _v1
+            THEN CASE
+              WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+              THEN TRY_CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS DOUBLE) < 0.8
+              ELSE CASE
+                WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'NULL'
+                THEN 0
+                WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                THEN CASE
+                  WHEN CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  THEN 2
+                  ELSE 1
+                END
+                WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                THEN 4
+                WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                THEN 5
+                WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                THEN 6
+                ELSE 3
+              END < 3
             END
             ELSE FALSE
           END
@@ -172,122 +107,57 @@ FROM (
       WHEN COALESCE(
         LIST_TRANSFORM(
           [
-            LIST_TRANSFORM(
-              [
-                LIST_TRANSFORM(
-                  [
-                    (
-                      CASE
-                        WHEN COALESCE(key_1_types[1], 'NULL') = 'NULL'
-                        THEN 'null'
-                        WHEN COALESCE(key_1_types[1], 'NULL') = 'BOOLEAN'
-                        THEN 'boolean'
-                        WHEN COALESCE(key_1_types[1], 'NULL') = 'VARCHAR'
-                        THEN 'string'
-                        WHEN COALESCE(key_1_types[1], 'NULL') = 'ARRAY'
-                        THEN 'array'
-                        WHEN COALESCE(key_1_types[1], 'NULL') = 'OBJECT'
-                        THEN 'object'
-                        ELSE 'number'
-                      END = 'array'
-                    )
-                    AND (
-                      0.0 < CAST(CASE
-                        WHEN COALESCE(key_1_types[1], 'NULL') IN ('NULL')
-                        THEN 0
-                        WHEN COALESCE(key_1_types[1], 'NULL') IN ('ARRAY')
-                        THEN JSON_ARRAY_LENGTH(COALESCE(key_1, CAST('null' AS JSON)))
-                        WHEN COALESCE(key_1_types[1], 'NULL') IN ('OBJECT')
-                        THEN LEN(JSON_KEYS(COALESCE(key_1, CAST('null' AS JSON))))
-                        WHEN COALESCE(key_1_types[1], 'NULL') IN ('VARCHAR')
-                        THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_1, CAST('null' AS JSON)), '$'))
-                        WHEN COALESCE(key_1_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                        THEN ABS(TRY_CAST(COALESCE(key_1, CAST('null' AS JSON)) AS DOUBLE))
-                      END AS DOUBLE)
-                    )
-                  ],
-                  LAMBDA _v7 : CASE
-                    WHEN _v7 IS NULL
-                    THEN NULL
-                    WHEN NOT _v7
-                    THEN FALSE
-                    ELSE CASE
-                      WHEN COALESCE((
-                        NOT key_1_types[1] IN ('ARRAY', 'NULL')
-                      ), FALSE)
-                      THEN NULL
-                      ELSE NOT (
-                        CAST(COALESCE(key_1_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
-                      )
-                    END
-                  END
-                )[1]
-              ],
-              LAMBDA _v8 : CASE
-                WHEN _v8 IS NULL
-                THEN NULL
-                WHEN NOT _v8
-                THEN FALSE
-                ELSE CASE
-                  WHEN (
-                    COALESCE((
-                      NOT key_1_types[1] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  OR (
-                    COALESCE((
-                      NOT key_1_types[2] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  THEN NULL
-                  ELSE NOT (
-                    CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
-                  )
-                END
-              END
-            )[1]
-          ],
-          LAMBDA _v9 : CASE
-            WHEN _v9 IS NULL
-            THEN NULL
-            WHEN _v9
-            THEN CASE
-              WHEN (
-                COALESCE((
-                  NOT key_1_types[1] IN ('ARRAY', 'NULL')
-                ), FALSE)
+            (
+              (
+                (
+                  COALESCE(key_1_types[1], 'NULL') IN ('ARRAY')
+                )
+                AND (
+                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_1, CAST('null' AS JSON))) AS DOUBLE)
+                )
               )
-              OR (
-                COALESCE((
+              AND (
+                NOT (
+                  CAST(COALESCE(key_1_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
+              )
+            )
+            AND (
+              CASE
+                WHEN COALESCE((
                   NOT key_1_types[2] IN ('ARRAY', 'NULL')
                 ), FALSE)
-              )
-              THEN NULL
-              ELSE CASE
-                WHEN COALESCE(key_1_values[1], CAST('null' AS JSON)) IS NULL
                 THEN NULL
-                ELSE CASE
-                  WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS DOUBLE) < 0.8
-                  ELSE CASE
-                    WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'NULL'
-                    THEN 0
-                    WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
-                    THEN CASE
-                      WHEN CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
-                      THEN 2
-                      ELSE 1
-                    END
-                    WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'VARCHAR'
-                    THEN 4
-                    WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'ARRAY'
-                    THEN 5
-                    WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'OBJECT'
-                    THEN 6
-                    ELSE 3
-                  END < 3
-                END
+                ELSE NOT (
+                  CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
               END
+            )
+          ],
+          LAMBDA _v3 : CASE
+            WHEN _v3 IS NULL
+            THEN NULL
+            WHEN _v3
+            THEN CASE
+              WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+              THEN TRY_CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS DOUBLE) < 0.8
+              ELSE CASE
+                WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'NULL'
+                THEN 0
+                WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                THEN CASE
+                  WHEN CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  THEN 2
+                  ELSE 1
+                END
+                WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                THEN 4
+                WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                THEN 5
+                WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                THEN 6
+                ELSE 3
+              END < 3
             END
             ELSE FALSE
           END
@@ -300,122 +170,57 @@ FROM (
       WHEN COALESCE(
         LIST_TRANSFORM(
           [
-            LIST_TRANSFORM(
-              [
-                LIST_TRANSFORM(
-                  [
-                    (
-                      CASE
-                        WHEN COALESCE(key_2_types[1], 'NULL') = 'NULL'
-                        THEN 'null'
-                        WHEN COALESCE(key_2_types[1], 'NULL') = 'BOOLEAN'
-                        THEN 'boolean'
-                        WHEN COALESCE(key_2_types[1], 'NULL') = 'VARCHAR'
-                        THEN 'string'
-                        WHEN COALESCE(key_2_types[1], 'NULL') = 'ARRAY'
-                        THEN 'array'
-                        WHEN COALESCE(key_2_types[1], 'NULL') = 'OBJECT'
-                        THEN 'object'
-                        ELSE 'number'
-                      END = 'array'
-                    )
-                    AND (
-                      0.0 < CAST(CASE
-                        WHEN COALESCE(key_2_types[1], 'NULL') IN ('NULL')
-                        THEN 0
-                        WHEN COALESCE(key_2_types[1], 'NULL') IN ('ARRAY')
-                        THEN JSON_ARRAY_LENGTH(COALESCE(key_2, CAST('null' AS JSON)))
-                        WHEN COALESCE(key_2_types[1], 'NULL') IN ('OBJECT')
-                        THEN LEN(JSON_KEYS(COALESCE(key_2, CAST('null' AS JSON))))
-                        WHEN COALESCE(key_2_types[1], 'NULL') IN ('VARCHAR')
-                        THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_2, CAST('null' AS JSON)), '$'))
-                        WHEN COALESCE(key_2_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                        THEN ABS(TRY_CAST(COALESCE(key_2, CAST('null' AS JSON)) AS DOUBLE))
-                      END AS DOUBLE)
-                    )
-                  ],
-                  LAMBDA _v12 : CASE
-                    WHEN _v12 IS NULL
-                    THEN NULL
-                    WHEN NOT _v12
-                    THEN FALSE
-                    ELSE CASE
-                      WHEN COALESCE((
-                        NOT key_2_types[1] IN ('ARRAY', 'NULL')
-                      ), FALSE)
-                      THEN NULL
-                      ELSE NOT (
-                        CAST(COALESCE(key_2_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
-                      )
-                    END
-                  END
-                )[1]
-              ],
-              LAMBDA _v13 : CASE
-                WHEN _v13 IS NULL
-                THEN NULL
-                WHEN NOT _v13
-                THEN FALSE
-                ELSE CASE
-                  WHEN (
-                    COALESCE((
-                      NOT key_2_types[1] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  OR (
-                    COALESCE((
-                      NOT key_2_types[2] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  THEN NULL
-                  ELSE NOT (
-                    CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
-                  )
-                END
-              END
-            )[1]
-          ],
-          LAMBDA _v14 : CASE
-            WHEN _v14 IS NULL
-            THEN NULL
-            WHEN _v14
-            THEN CASE
-              WHEN (
-                COALESCE((
-                  NOT key_2_types[1] IN ('ARRAY', 'NULL')
-                ), FALSE)
+            (
+              (
+                (
+                  COALESCE(key_2_types[1], 'NULL') IN ('ARRAY')
+                )
+                AND (
+                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_2, CAST('null' AS JSON))) AS DOUBLE)
+                )
               )
-              OR (
-                COALESCE((
+              AND (
+                NOT (
+                  CAST(COALESCE(key_2_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
+              )
+            )
+            AND (
+              CASE
+                WHEN COALESCE((
                   NOT key_2_types[2] IN ('ARRAY', 'NULL')
                 ), FALSE)
-              )
-              THEN NULL
-              ELSE CASE
-                WHEN COALESCE(key_2_values[1], CAST('null' AS JSON)) IS NULL
                 THEN NULL
-                ELSE CASE
-                  WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS DOUBLE) < 100.0
-                  ELSE CASE
-                    WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'NULL'
-                    THEN 0
-                    WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
-                    THEN CASE
-                      WHEN CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
-                      THEN 2
-                      ELSE 1
-                    END
-                    WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'VARCHAR'
-                    THEN 4
-                    WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'ARRAY'
-                    THEN 5
-                    WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'OBJECT'
-                    THEN 6
-                    ELSE 3
-                  END < 3
-                END
+                ELSE NOT (
+                  CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
               END
+            )
+          ],
+          LAMBDA _v5 : CASE
+            WHEN _v5 IS NULL
+            THEN NULL
+            WHEN _v5
+            THEN CASE
+              WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+              THEN TRY_CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS DOUBLE) < 100.0
+              ELSE CASE
+                WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'NULL'
+                THEN 0
+                WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                THEN CASE
+                  WHEN CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  THEN 2
+                  ELSE 1
+                END
+                WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                THEN 4
+                WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                THEN 5
+                WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                THEN 6
+                ELSE 3
+              END < 3
             END
             ELSE FALSE
           END
@@ -428,122 +233,57 @@ FROM (
       WHEN COALESCE(
         LIST_TRANSFORM(
           [
-            LIST_TRANSFORM(
-              [
-                LIST_TRANSFORM(
-                  [
-                    (
-                      CASE
-                        WHEN COALESCE(key_3_types[1], 'NULL') = 'NULL'
-                        THEN 'null'
-                        WHEN COALESCE(key_3_types[1], 'NULL') = 'BOOLEAN'
-                        THEN 'boolean'
-                        WHEN COALESCE(key_3_types[1], 'NULL') = 'VARCHAR'
-                        THEN 'string'
-                        WHEN COALESCE(key_3_types[1], 'NULL') = 'ARRAY'
-                        THEN 'array'
-                        WHEN COALESCE(key_3_types[1], 'NULL') = 'OBJECT'
-                        THEN 'object'
-                        ELSE 'number'
-                      END = 'array'
-                    )
-                    AND (
-                      0.0 < CAST(CASE
-                        WHEN COALESCE(key_3_types[1], 'NULL') IN ('NULL')
-                        THEN 0
-                        WHEN COALESCE(key_3_types[1], 'NULL') IN ('ARRAY')
-                        THEN JSON_ARRAY_LENGTH(COALESCE(key_3, CAST('null' AS JSON)))
-                        WHEN COALESCE(key_3_types[1], 'NULL') IN ('OBJECT')
-                        THEN LEN(JSON_KEYS(COALESCE(key_3, CAST('null' AS JSON))))
-                        WHEN COALESCE(key_3_types[1], 'NULL') IN ('VARCHAR')
-                        THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_3, CAST('null' AS JSON)), '$'))
-                        WHEN COALESCE(key_3_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                        THEN ABS(TRY_CAST(COALESCE(key_3, CAST('null' AS JSON)) AS DOUBLE))
-                      END AS DOUBLE)
-                    )
-                  ],
-                  LAMBDA _v17 : CASE
-                    WHEN _v17 IS NULL
-                    THEN NULL
-                    WHEN NOT _v17
-                    THEN FALSE
-                    ELSE CASE
-                      WHEN COALESCE((
-                        NOT key_3_types[1] IN ('ARRAY', 'NULL')
-                      ), FALSE)
-                      THEN NULL
-                      ELSE NOT (
-                        CAST(COALESCE(key_3_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
-                      )
-                    END
-                  END
-                )[1]
-              ],
-              LAMBDA _v18 : CASE
-                WHEN _v18 IS NULL
-                THEN NULL
-                WHEN NOT _v18
-                THEN FALSE
-                ELSE CASE
-                  WHEN (
-                    COALESCE((
-                      NOT key_3_types[1] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  OR (
-                    COALESCE((
-                      NOT key_3_types[2] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  THEN NULL
-                  ELSE NOT (
-                    CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
-                  )
-                END
-              END
-            )[1]
-          ],
-          LAMBDA _v19 : CASE
-            WHEN _v19 IS NULL
-            THEN NULL
-            WHEN _v19
-            THEN CASE
-              WHEN (
-                COALESCE((
-                  NOT key_3_types[1] IN ('ARRAY', 'NULL')
-                ), FALSE)
+            (
+              (
+                (
+                  COALESCE(key_3_types[1], 'NULL') IN ('ARRAY')
+                )
+                AND (
+                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_3, CAST('null' AS JSON))) AS DOUBLE)
+                )
               )
-              OR (
-                COALESCE((
+              AND (
+                NOT (
+                  CAST(COALESCE(key_3_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
+              )
+            )
+            AND (
+              CASE
+                WHEN COALESCE((
                   NOT key_3_types[2] IN ('ARRAY', 'NULL')
                 ), FALSE)
-              )
-              THEN NULL
-              ELSE CASE
-                WHEN COALESCE(key_3_values[1], CAST('null' AS JSON)) IS NULL
                 THEN NULL
-                ELSE CASE
-                  WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.5 < TRY_CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS DOUBLE)
-                  ELSE CASE
-                    WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'NULL'
-                    THEN 0
-                    WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
-                    THEN CASE
-                      WHEN CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
-                      THEN 2
-                      ELSE 1
-                    END
-                    WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'VARCHAR'
-                    THEN 4
-                    WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'ARRAY'
-                    THEN 5
-                    WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'OBJECT'
-                    THEN 6
-                    ELSE 3
-                  END > 3
-                END
+                ELSE NOT (
+                  CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
               END
+            )
+          ],
+          LAMBDA _v7 : CASE
+            WHEN _v7 IS NULL
+            THEN NULL
+            WHEN _v7
+            THEN CASE
+              WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+              THEN 0.5 < TRY_CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS DOUBLE)
+              ELSE CASE
+                WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'NULL'
+                THEN 0
+                WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                THEN CASE
+                  WHEN CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  THEN 2
+                  ELSE 1
+                END
+                WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                THEN 4
+                WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                THEN 5
+                WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                THEN 6
+                ELSE 3
+              END > 3
             END
             ELSE FALSE
           END
@@ -556,122 +296,57 @@ FROM (
       WHEN COALESCE(
         LIST_TRANSFORM(
           [
-            LIST_TRANSFORM(
-              [
-                LIST_TRANSFORM(
-                  [
-                    (
-                      CASE
-                        WHEN COALESCE(key_4_types[1], 'NULL') = 'NULL'
-                        THEN 'null'
-                        WHEN COALESCE(key_4_types[1], 'NULL') = 'BOOLEAN'
-                        THEN 'boolean'
-                        WHEN COALESCE(key_4_types[1], 'NULL') = 'VARCHAR'
-                        THEN 'string'
-                        WHEN COALESCE(key_4_types[1], 'NULL') = 'ARRAY'
-                        THEN 'array'
-                        WHEN COALESCE(key_4_types[1], 'NULL') = 'OBJECT'
-                        THEN 'object'
-                        ELSE 'number'
-                      END = 'array'
-                    )
-                    AND (
-                      0.0 < CAST(CASE
-                        WHEN COALESCE(key_4_types[1], 'NULL') IN ('NULL')
-                        THEN 0
-                        WHEN COALESCE(key_4_types[1], 'NULL') IN ('ARRAY')
-                        THEN JSON_ARRAY_LENGTH(COALESCE(key_4, CAST('null' AS JSON)))
-                        WHEN COALESCE(key_4_types[1], 'NULL') IN ('OBJECT')
-                        THEN LEN(JSON_KEYS(COALESCE(key_4, CAST('null' AS JSON))))
-                        WHEN COALESCE(key_4_types[1], 'NULL') IN ('VARCHAR')
-                        THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_4, CAST('null' AS JSON)), '$'))
-                        WHEN COALESCE(key_4_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                        THEN ABS(TRY_CAST(COALESCE(key_4, CAST('null' AS JSON)) AS DOUBLE))
-                      END AS DOUBLE)
-                    )
-                  ],
-                  LAMBDA _v22 : CASE
-                    WHEN _v22 IS NULL
-                    THEN NULL
-                    WHEN NOT _v22
-                    THEN FALSE
-                    ELSE CASE
-                      WHEN COALESCE((
-                        NOT key_4_types[1] IN ('ARRAY', 'NULL')
-                      ), FALSE)
-                      THEN NULL
-                      ELSE NOT (
-                        CAST(COALESCE(key_4_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
-                      )
-                    END
-                  END
-                )[1]
-              ],
-              LAMBDA _v23 : CASE
-                WHEN _v23 IS NULL
-                THEN NULL
-                WHEN NOT _v23
-                THEN FALSE
-                ELSE CASE
-                  WHEN (
-                    COALESCE((
-                      NOT key_4_types[1] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  OR (
-                    COALESCE((
-                      NOT key_4_types[2] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  THEN NULL
-                  ELSE NOT (
-                    CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
-                  )
-                END
-              END
-            )[1]
-          ],
-          LAMBDA _v24 : CASE
-            WHEN _v24 IS NULL
-            THEN NULL
-            WHEN _v24
-            THEN CASE
-              WHEN (
-                COALESCE((
-                  NOT key_4_types[1] IN ('ARRAY', 'NULL')
-                ), FALSE)
+            (
+              (
+                (
+                  COALESCE(key_4_types[1], 'NULL') IN ('ARRAY')
+                )
+                AND (
+                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_4, CAST('null' AS JSON))) AS DOUBLE)
+                )
               )
-              OR (
-                COALESCE((
+              AND (
+                NOT (
+                  CAST(COALESCE(key_4_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
+              )
+            )
+            AND (
+              CASE
+                WHEN COALESCE((
                   NOT key_4_types[2] IN ('ARRAY', 'NULL')
                 ), FALSE)
-              )
-              THEN NULL
-              ELSE CASE
-                WHEN COALESCE(key_4_values[1], CAST('null' AS JSON)) IS NULL
                 THEN NULL
-                ELSE CASE
-                  WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN TRY_CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS DOUBLE) < 50.0
-                  ELSE CASE
-                    WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'NULL'
-                    THEN 0
-                    WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
-                    THEN CASE
-                      WHEN CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
-                      THEN 2
-                      ELSE 1
-                    END
-                    WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'VARCHAR'
-                    THEN 4
-                    WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'ARRAY'
-                    THEN 5
-                    WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'OBJECT'
-                    THEN 6
-                    ELSE 3
-                  END < 3
-                END
+                ELSE NOT (
+                  CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
               END
+            )
+          ],
+          LAMBDA _v9 : CASE
+            WHEN _v9 IS NULL
+            THEN NULL
+            WHEN _v9
+            THEN CASE
+              WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+              THEN TRY_CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS DOUBLE) < 50.0
+              ELSE CASE
+                WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'NULL'
+                THEN 0
+                WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                THEN CASE
+                  WHEN CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  THEN 2
+                  ELSE 1
+                END
+                WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                THEN 4
+                WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                THEN 5
+                WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                THEN 6
+                ELSE 3
+              END < 3
             END
             ELSE FALSE
           END
@@ -684,122 +359,57 @@ FROM (
       WHEN COALESCE(
         LIST_TRANSFORM(
           [
-            LIST_TRANSFORM(
-              [
-                LIST_TRANSFORM(
-                  [
-                    (
-                      CASE
-                        WHEN COALESCE(key_5_types[1], 'NULL') = 'NULL'
-                        THEN 'null'
-                        WHEN COALESCE(key_5_types[1], 'NULL') = 'BOOLEAN'
-                        THEN 'boolean'
-                        WHEN COALESCE(key_5_types[1], 'NULL') = 'VARCHAR'
-                        THEN 'string'
-                        WHEN COALESCE(key_5_types[1], 'NULL') = 'ARRAY'
-                        THEN 'array'
-                        WHEN COALESCE(key_5_types[1], 'NULL') = 'OBJECT'
-                        THEN 'object'
-                        ELSE 'number'
-                      END = 'array'
-                    )
-                    AND (
-                      0.0 < CAST(CASE
-                        WHEN COALESCE(key_5_types[1], 'NULL') IN ('NULL')
-                        THEN 0
-                        WHEN COALESCE(key_5_types[1], 'NULL') IN ('ARRAY')
-                        THEN JSON_ARRAY_LENGTH(COALESCE(key_5, CAST('null' AS JSON)))
-                        WHEN COALESCE(key_5_types[1], 'NULL') IN ('OBJECT')
-                        THEN LEN(JSON_KEYS(COALESCE(key_5, CAST('null' AS JSON))))
-                        WHEN COALESCE(key_5_types[1], 'NULL') IN ('VARCHAR')
-                        THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_5, CAST('null' AS JSON)), '$'))
-                        WHEN COALESCE(key_5_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                        THEN ABS(TRY_CAST(COALESCE(key_5, CAST('null' AS JSON)) AS DOUBLE))
-                      END AS DOUBLE)
-                    )
-                  ],
-                  LAMBDA _v27 : CASE
-                    WHEN _v27 IS NULL
-                    THEN NULL
-                    WHEN NOT _v27
-                    THEN FALSE
-                    ELSE CASE
-                      WHEN COALESCE((
-                        NOT key_5_types[1] IN ('ARRAY', 'NULL')
-                      ), FALSE)
-                      THEN NULL
-                      ELSE NOT (
-                        CAST(COALESCE(key_5_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
-                      )
-                    END
-                  END
-                )[1]
-              ],
-              LAMBDA _v28 : CASE
-                WHEN _v28 IS NULL
-                THEN NULL
-                WHEN NOT _v28
-                THEN FALSE
-                ELSE CASE
-                  WHEN (
-                    COALESCE((
-                      NOT key_5_types[1] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  OR (
-                    COALESCE((
-                      NOT key_5_types[2] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  THEN NULL
-                  ELSE NOT (
-                    CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
-                  )
-                END
-              END
-            )[1]
-          ],
-          LAMBDA _v29 : CASE
-            WHEN _v29 IS NULL
-            THEN NULL
-            WHEN _v29
-            THEN CASE
-              WHEN (
-                COALESCE((
-                  NOT key_5_types[1] IN ('ARRAY', 'NULL')
-                ), FALSE)
+            (
+              (
+                (
+                  COALESCE(key_5_types[1], 'NULL') IN ('ARRAY')
+                )
+                AND (
+                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_5, CAST('null' AS JSON))) AS DOUBLE)
+                )
               )
-              OR (
-                COALESCE((
+              AND (
+                NOT (
+                  CAST(COALESCE(key_5_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
+              )
+            )
+            AND (
+              CASE
+                WHEN COALESCE((
                   NOT key_5_types[2] IN ('ARRAY', 'NULL')
                 ), FALSE)
-              )
-              THEN NULL
-              ELSE CASE
-                WHEN COALESCE(key_5_values[1], CAST('null' AS JSON)) IS NULL
                 THEN NULL
-                ELSE CASE
-                  WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.1 < TRY_CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS DOUBLE)
-                  ELSE CASE
-                    WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'NULL'
-                    THEN 0
-                    WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
-                    THEN CASE
-                      WHEN CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
-                      THEN 2
-                      ELSE 1
-                    END
-                    WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'VARCHAR'
-                    THEN 4
-                    WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'ARRAY'
-                    THEN 5
-                    WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'OBJECT'
-                    THEN 6
-                    ELSE 3
-                  END > 3
-                END
+                ELSE NOT (
+                  CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
               END
+            )
+          ],
+          LAMBDA _v11 : CASE
+            WHEN _v11 IS NULL
+            THEN NULL
+            WHEN _v11
+            THEN CASE
+              WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+              THEN 0.1 < TRY_CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS DOUBLE)
+              ELSE CASE
+                WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'NULL'
+                THEN 0
+                WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                THEN CASE
+                  WHEN CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  THEN 2
+                  ELSE 1
+                END
+                WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                THEN 4
+                WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                THEN 5
+                WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                THEN 6
+                ELSE 3
+              END > 3
             END
             ELSE FALSE
           END
@@ -812,125 +422,60 @@ FROM (
       WHEN COALESCE(
         LIST_TRANSFORM(
           [
-            LIST_TRANSFORM(
-              [
-                LIST_TRANSFORM(
-                  [
-                    (
-                      CASE
-                        WHEN COALESCE(key_6_types[1], 'NULL') = 'NULL'
-                        THEN 'null'
-                        WHEN COALESCE(key_6_types[1], 'NULL') = 'BOOLEAN'
-                        THEN 'boolean'
-                        WHEN COALESCE(key_6_types[1], 'NULL') = 'VARCHAR'
-                        THEN 'string'
-                        WHEN COALESCE(key_6_types[1], 'NULL') = 'ARRAY'
-                        THEN 'array'
-                        WHEN COALESCE(key_6_types[1], 'NULL') = 'OBJECT'
-                        THEN 'object'
-                        ELSE 'number'
-                      END = 'array'
-                    )
-                    AND (
-                      0.0 < CAST(CASE
-                        WHEN COALESCE(key_6_types[1], 'NULL') IN ('NULL')
-                        THEN 0
-                        WHEN COALESCE(key_6_types[1], 'NULL') IN ('ARRAY')
-                        THEN JSON_ARRAY_LENGTH(COALESCE(key_6, CAST('null' AS JSON)))
-                        WHEN COALESCE(key_6_types[1], 'NULL') IN ('OBJECT')
-                        THEN LEN(JSON_KEYS(COALESCE(key_6, CAST('null' AS JSON))))
-                        WHEN COALESCE(key_6_types[1], 'NULL') IN ('VARCHAR')
-                        THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_6, CAST('null' AS JSON)), '$'))
-                        WHEN COALESCE(key_6_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                        THEN ABS(TRY_CAST(COALESCE(key_6, CAST('null' AS JSON)) AS DOUBLE))
-                      END AS DOUBLE)
-                    )
-                  ],
-                  LAMBDA _v32 : CASE
-                    WHEN _v32 IS NULL
-                    THEN NULL
-                    WHEN NOT _v32
-                    THEN FALSE
-                    ELSE CASE
-                      WHEN COALESCE((
-                        NOT key_6_types[1] IN ('ARRAY', 'NULL')
-                      ), FALSE)
-                      THEN NULL
-                      ELSE NOT (
-                        CAST(COALESCE(key_6_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
-                      )
-                    END
-                  END
-                )[1]
-              ],
-              LAMBDA _v33 : CASE
-                WHEN _v33 IS NULL
-                THEN NULL
-                WHEN NOT _v33
-                THEN FALSE
-                ELSE CASE
-                  WHEN (
-                    COALESCE((
-                      NOT key_6_types[1] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  OR (
-                    COALESCE((
-                      NOT key_6_types[2] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  THEN NULL
-                  ELSE NOT (
-                    CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
-                  )
-                END
-              END
-            )[1]
-          ],
-          LAMBDA _v34 : CASE
-            WHEN _v34 IS NULL
-            THEN NULL
-            WHEN _v34
-            THEN CASE
-              WHEN (
-                COALESCE((
-                  NOT key_6_types[1] IN ('ARRAY', 'NULL')
-                ), FALSE)
+            (
+              (
+                (
+                  COALESCE(key_6_types[1], 'NULL') IN ('ARRAY')
+                )
+                AND (
+                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_6, CAST('null' AS JSON))) AS DOUBLE)
+                )
               )
-              OR (
-                COALESCE((
+              AND (
+                NOT (
+                  CAST(COALESCE(key_6_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
+              )
+            )
+            AND (
+              CASE
+                WHEN COALESCE((
                   NOT key_6_types[2] IN ('ARRAY', 'NULL')
                 ), FALSE)
-              )
-              THEN NULL
-              ELSE NOT (
-                CASE
-                  WHEN COALESCE(key_6_values[1], CAST('null' AS JSON)) IS NULL
-                  THEN NULL
-                  ELSE CASE
-                    WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                    THEN TRY_CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS DOUBLE) < 1.0
-                    ELSE CASE
-                      WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'NULL'
-                      THEN 0
-                      WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
-                      THEN CASE
-                        WHEN CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
-                        THEN 2
-                        ELSE 1
-                      END
-                      WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'VARCHAR'
-                      THEN 4
-                      WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'ARRAY'
-                      THEN 5
-                      WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'OBJECT'
-                      THEN 6
-                      ELSE 3
-                    END < 3
+                THEN NULL
+                ELSE NOT (
+                  CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
+              END
+            )
+          ],
+          LAMBDA _v13 : CASE
+            WHEN _v13 IS NULL
+            THEN NULL
+            WHEN _v13
+            THEN NOT (
+              CASE
+                WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                THEN TRY_CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS DOUBLE) < 1.0
+                ELSE CASE
+                  WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'NULL'
+                  THEN 0
+                  WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                  THEN CASE
+                    WHEN CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                    THEN 2
+                    ELSE 1
                   END
-                END
-              )
-            END
+                  WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                  THEN 4
+                  WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                  THEN 5
+                  WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                  THEN 6
+                  ELSE 3
+                END < 3
+              END
+            )
             ELSE FALSE
           END
         )[1],
@@ -942,122 +487,57 @@ FROM (
       WHEN COALESCE(
         LIST_TRANSFORM(
           [
-            LIST_TRANSFORM(
-              [
-                LIST_TRANSFORM(
-                  [
-                    (
-                      CASE
-                        WHEN COALESCE(key_7_types[1], 'NULL') = 'NULL'
-                        THEN 'null'
-                        WHEN COALESCE(key_7_types[1], 'NULL') = 'BOOLEAN'
-                        THEN 'boolean'
-                        WHEN COALESCE(key_7_types[1], 'NULL') = 'VARCHAR'
-                        THEN 'string'
-                        WHEN COALESCE(key_7_types[1], 'NULL') = 'ARRAY'
-                        THEN 'array'
-                        WHEN COALESCE(key_7_types[1], 'NULL') = 'OBJECT'
-                        THEN 'object'
-                        ELSE 'number'
-                      END = 'array'
-                    )
-                    AND (
-                      0.0 < CAST(CASE
-                        WHEN COALESCE(key_7_types[1], 'NULL') IN ('NULL')
-                        THEN 0
-                        WHEN COALESCE(key_7_types[1], 'NULL') IN ('ARRAY')
-                        THEN JSON_ARRAY_LENGTH(COALESCE(key_7, CAST('null' AS JSON)))
-                        WHEN COALESCE(key_7_types[1], 'NULL') IN ('OBJECT')
-                        THEN LEN(JSON_KEYS(COALESCE(key_7, CAST('null' AS JSON))))
-                        WHEN COALESCE(key_7_types[1], 'NULL') IN ('VARCHAR')
-                        THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_7, CAST('null' AS JSON)), '$'))
-                        WHEN COALESCE(key_7_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                        THEN ABS(TRY_CAST(COALESCE(key_7, CAST('null' AS JSON)) AS DOUBLE))
-                      END AS DOUBLE)
-                    )
-                  ],
-                  LAMBDA _v37 : CASE
-                    WHEN _v37 IS NULL
-                    THEN NULL
-                    WHEN NOT _v37
-                    THEN FALSE
-                    ELSE CASE
-                      WHEN COALESCE((
-                        NOT key_7_types[1] IN ('ARRAY', 'NULL')
-                      ), FALSE)
-                      THEN NULL
-                      ELSE NOT (
-                        CAST(COALESCE(key_7_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
-                      )
-                    END
-                  END
-                )[1]
-              ],
-              LAMBDA _v38 : CASE
-                WHEN _v38 IS NULL
-                THEN NULL
-                WHEN NOT _v38
-                THEN FALSE
-                ELSE CASE
-                  WHEN (
-                    COALESCE((
-                      NOT key_7_types[1] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  OR (
-                    COALESCE((
-                      NOT key_7_types[2] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  THEN NULL
-                  ELSE NOT (
-                    CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
-                  )
-                END
-              END
-            )[1]
-          ],
-          LAMBDA _v39 : CASE
-            WHEN _v39 IS NULL
-            THEN NULL
-            WHEN _v39
-            THEN CASE
-              WHEN (
-                COALESCE((
-                  NOT key_7_types[1] IN ('ARRAY', 'NULL')
-                ), FALSE)
+            (
+              (
+                (
+                  COALESCE(key_7_types[1], 'NULL') IN ('ARRAY')
+                )
+                AND (
+                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_7, CAST('null' AS JSON))) AS DOUBLE)
+                )
               )
-              OR (
-                COALESCE((
+              AND (
+                NOT (
+                  CAST(COALESCE(key_7_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
+              )
+            )
+            AND (
+              CASE
+                WHEN COALESCE((
                   NOT key_7_types[2] IN ('ARRAY', 'NULL')
                 ), FALSE)
-              )
-              THEN NULL
-              ELSE CASE
-                WHEN COALESCE(key_7_values[1], CAST('null' AS JSON)) IS NULL
                 THEN NULL
-                ELSE CASE
-                  WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.5 < TRY_CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS DOUBLE)
-                  ELSE CASE
-                    WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'NULL'
-                    THEN 0
-                    WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
-                    THEN CASE
-                      WHEN CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
-                      THEN 2
-                      ELSE 1
-                    END
-                    WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'VARCHAR'
-                    THEN 4
-                    WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'ARRAY'
-                    THEN 5
-                    WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'OBJECT'
-                    THEN 6
-                    ELSE 3
-                  END > 3
-                END
+                ELSE NOT (
+                  CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
               END
+            )
+          ],
+          LAMBDA _v15 : CASE
+            WHEN _v15 IS NULL
+            THEN NULL
+            WHEN _v15
+            THEN CASE
+              WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+              THEN 0.5 < TRY_CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS DOUBLE)
+              ELSE CASE
+                WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'NULL'
+                THEN 0
+                WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                THEN CASE
+                  WHEN CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  THEN 2
+                  ELSE 1
+                END
+                WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                THEN 4
+                WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                THEN 5
+                WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                THEN 6
+                ELSE 3
+              END > 3
             END
             ELSE FALSE
           END
@@ -1070,122 +550,57 @@ FROM (
       WHEN COALESCE(
         LIST_TRANSFORM(
           [
-            LIST_TRANSFORM(
-              [
-                LIST_TRANSFORM(
-                  [
-                    (
-                      CASE
-                        WHEN COALESCE(key_8_types[1], 'NULL') = 'NULL'
-                        THEN 'null'
-                        WHEN COALESCE(key_8_types[1], 'NULL') = 'BOOLEAN'
-                        THEN 'boolean'
-                        WHEN COALESCE(key_8_types[1], 'NULL') = 'VARCHAR'
-                        THEN 'string'
-                        WHEN COALESCE(key_8_types[1], 'NULL') = 'ARRAY'
-                        THEN 'array'
-                        WHEN COALESCE(key_8_types[1], 'NULL') = 'OBJECT'
-                        THEN 'object'
-                        ELSE 'number'
-                      END = 'array'
-                    )
-                    AND (
-                      0.0 < CAST(CASE
-                        WHEN COALESCE(key_8_types[1], 'NULL') IN ('NULL')
-                        THEN 0
-                        WHEN COALESCE(key_8_types[1], 'NULL') IN ('ARRAY')
-                        THEN JSON_ARRAY_LENGTH(COALESCE(key_8, CAST('null' AS JSON)))
-                        WHEN COALESCE(key_8_types[1], 'NULL') IN ('OBJECT')
-                        THEN LEN(JSON_KEYS(COALESCE(key_8, CAST('null' AS JSON))))
-                        WHEN COALESCE(key_8_types[1], 'NULL') IN ('VARCHAR')
-                        THEN LENGTH(JSON_EXTRACT_STRING(COALESCE(key_8, CAST('null' AS JSON)), '$'))
-                        WHEN COALESCE(key_8_types[1], 'NULL') IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                        THEN ABS(TRY_CAST(COALESCE(key_8, CAST('null' AS JSON)) AS DOUBLE))
-                      END AS DOUBLE)
-                    )
-                  ],
-                  LAMBDA _v42 : CASE
-                    WHEN _v42 IS NULL
-                    THEN NULL
-                    WHEN NOT _v42
-                    THEN FALSE
-                    ELSE CASE
-                      WHEN COALESCE((
-                        NOT key_8_types[1] IN ('ARRAY', 'NULL')
-                      ), FALSE)
-                      THEN NULL
-                      ELSE NOT (
-                        CAST(COALESCE(key_8_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
-                      )
-                    END
-                  END
-                )[1]
-              ],
-              LAMBDA _v43 : CASE
-                WHEN _v43 IS NULL
-                THEN NULL
-                WHEN NOT _v43
-                THEN FALSE
-                ELSE CASE
-                  WHEN (
-                    COALESCE((
-                      NOT key_8_types[1] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  OR (
-                    COALESCE((
-                      NOT key_8_types[2] IN ('ARRAY', 'NULL')
-                    ), FALSE)
-                  )
-                  THEN NULL
-                  ELSE NOT (
-                    CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
-                  )
-                END
-              END
-            )[1]
-          ],
-          LAMBDA _v44 : CASE
-            WHEN _v44 IS NULL
-            THEN NULL
-            WHEN _v44
-            THEN CASE
-              WHEN (
-                COALESCE((
-                  NOT key_8_types[1] IN ('ARRAY', 'NULL')
-                ), FALSE)
+            (
+              (
+                (
+                  COALESCE(key_8_types[1], 'NULL') IN ('ARRAY')
+                )
+                AND (
+                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_8, CAST('null' AS JSON))) AS DOUBLE)
+                )
               )
-              OR (
-                COALESCE((
+              AND (
+                NOT (
+                  CAST(COALESCE(key_8_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
+              )
+            )
+            AND (
+              CASE
+                WHEN COALESCE((
                   NOT key_8_types[2] IN ('ARRAY', 'NULL')
                 ), FALSE)
-              )
-              THEN NULL
-              ELSE CASE
-                WHEN COALESCE(key_8_values[1], CAST('null' AS JSON)) IS NULL
                 THEN NULL
-                ELSE CASE
-                  WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                  THEN 0.3 < TRY_CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS DOUBLE)
-                  ELSE CASE
-                    WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'NULL'
-                    THEN 0
-                    WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
-                    THEN CASE
-                      WHEN CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
-                      THEN 2
-                      ELSE 1
-                    END
-                    WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'VARCHAR'
-                    THEN 4
-                    WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'ARRAY'
-                    THEN 5
-                    WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'OBJECT'
-                    THEN 6
-                    ELSE 3
-                  END > 3
-                END
+                ELSE NOT (
+                  CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                )
               END
+            )
+          ],
+          LAMBDA _v17 : CASE
+            WHEN _v17 IS NULL
+            THEN NULL
+            WHEN _v17
+            THEN CASE
+              WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+              THEN 0.3 < TRY_CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS DOUBLE)
+              ELSE CASE
+                WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'NULL'
+                THEN 0
+                WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                THEN CASE
+                  WHEN CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  THEN 2
+                  ELSE 1
+                END
+                WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                THEN 4
+                WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                THEN 5
+                WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                THEN 6
+                ELSE 3
+              END > 3
             END
             ELSE FALSE
           END
@@ -1215,24 +630,24 @@ FROM (
       COALESCE(attr_1_values[10], attr_0_values[10], doc_values[10]) AS key_9,
       COALESCE(attr_1_values[11], attr_0_values[11], doc_values[11]) AS key_10,
       COALESCE(attr_1_values[12], attr_0_values[12], doc_values[12]) AS key_11,
-      JSON_TYPE(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]), ['$', '$[0]']) AS key_0_types,
       JSON_EXTRACT(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]), ['$[0][2]', '$[0]']) AS key_0_values,
-      JSON_TYPE(COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]), ['$', '$[0]']) AS key_1_types,
+      JSON_TYPE(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]), ['$', '$[0]']) AS key_0_types,
       JSON_EXTRACT(COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]), ['$[0][2]', '$[0]']) AS key_1_values,
-      JSON_TYPE(COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]), ['$', '$[0]']) AS key_2_types,
+      JSON_TYPE(COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]), ['$', '$[0]']) AS key_1_types,
       JSON_EXTRACT(COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]), ['$[0][2]', '$[0]']) AS key_2_values,
-      JSON_TYPE(COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]), ['$', '$[0]']) AS key_3_types,
+      JSON_TYPE(COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]), ['$', '$[0]']) AS key_2_types,
       JSON_EXTRACT(COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]), ['$[0][2]', '$[0]']) AS key_3_values,
-      JSON_TYPE(COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]), ['$', '$[0]']) AS key_4_types,
+      JSON_TYPE(COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]), ['$', '$[0]']) AS key_3_types,
       JSON_EXTRACT(COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]), ['$[0][2]', '$[0]']) AS key_4_values,
-      JSON_TYPE(COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]), ['$', '$[0]']) AS key_5_types,
+      JSON_TYPE(COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]), ['$', '$[0]']) AS key_4_types,
       JSON_EXTRACT(COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]), ['$[0][2]', '$[0]']) AS key_5_values,
-      JSON_TYPE(COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]), ['$', '$[0]']) AS key_6_types,
+      JSON_TYPE(COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]), ['$', '$[0]']) AS key_5_types,
       JSON_EXTRACT(COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]), ['$[0][2]', '$[0]']) AS key_6_values,
-      JSON_TYPE(COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]), ['$', '$[0]']) AS key_7_types,
+      JSON_TYPE(COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]), ['$', '$[0]']) AS key_6_types,
       JSON_EXTRACT(COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]), ['$[0][2]', '$[0]']) AS key_7_values,
-      JSON_TYPE(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$', '$[0]']) AS key_8_types,
-      JSON_EXTRACT(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$[0][2]', '$[0]']) AS key_8_values
+      JSON_TYPE(COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]), ['$', '$[0]']) AS key_7_types,
+      JSON_EXTRACT(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$[0][2]', '$[0]']) AS key_8_values,
+      JSON_TYPE(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$', '$[0]']) AS key_8_types
     FROM (
       SELECT
         row,

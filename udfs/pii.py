@@ -38,11 +38,20 @@ _PRE_IP = re.compile(r"\.[^\s]")
 _PRE_PHONE = re.compile(r"\d")
 # Rust-regex prefilters, supersets of what each pattern can match (Python's \s also covers U+001C..U+001F)
 _HINTS = {EMAIL: "@", PHONE: PHONE_PATTERN.replace(r"\s", r"[\s\x1c-\x1f]"), IP: IP_PATTERN}
+_ANY_HINT = "|".join(_HINTS.values())  # "@" is no regex operator
 
 
-def _hints(texts) -> dict[str, np.ndarray]:
-    """Per PII type, which texts could contain a match (a polars Series of texts)."""
-    return {kind: texts.str.contains(pattern, literal=kind == EMAIL).to_numpy() for kind, pattern in _HINTS.items()}
+def _candidates(texts) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Indices of the texts (a polars Series) that could contain a match, found in one scan for all
+    types, and per PII type which of those candidates could (each type's scan runs on the few candidates)."""
+    candidates = np.flatnonzero(texts.str.contains(_ANY_HINT).to_numpy())
+    subset = texts.gather(candidates)
+    return candidates, {kind: subset.str.contains(pattern, literal=kind == EMAIL).to_numpy() for kind, pattern in _HINTS.items()}
+
+
+def _document_candidates(batch: TagBatch) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """:func:`_candidates` of the whole texts, shared by the PII taggers of one run."""
+    return batch.cached("pii_candidates", lambda: _candidates(batch.series))
 
 
 class _Collector:
@@ -92,11 +101,10 @@ def _whole_text_spans(text: str, kinds: list[str]) -> Iterator[tuple[str, int, i
 
 def _whole_text(batch: TagBatch) -> tuple[dict[str, Spans], np.ndarray, np.ndarray]:
     """(PII spans, spans per row, doc score = spans / words, -1 when there are no words)."""
-    hints = batch.cached("pii_hints", lambda: _hints(batch.series))
-    rows = np.flatnonzero(hints[EMAIL] | hints[PHONE] | hints[IP])
+    rows, hints = _document_candidates(batch)
     collector = _Collector()
-    for row, text in zip(rows.tolist(), batch.text.take(rows).to_pylist()):
-        for kind, start, end in _whole_text_spans(text, [k for k in PII_TYPES if hints[k][row]]):
+    for index, (row, text) in enumerate(zip(rows.tolist(), batch.text.take(rows).to_pylist())):
+        for kind, start, end in _whole_text_spans(text, [k for k in PII_TYPES if hints[k][index]]):
             collector.add(row, kind, start, end)
     counts = collector.counts(len(batch))
     words = words_per_text(batch.series)
@@ -143,19 +151,19 @@ def _paragraph_spans(chunk: str, offset: int, kinds: list[str]) -> Iterator[tupl
 
 @tagger("pii_regex_with_counts_fast_v2", types=[*PII_TYPES, "doc_count", "doc_frac"])
 def pii_regex_with_counts_fast_v2(batch: TagBatch):
-    paras = paragraphs(batch)
-    hints = _hints(paras.text)
-    candidates = np.flatnonzero(hints[EMAIL] | hints[PHONE] | hints[IP])
-    rows = np.unique(paras.rows[candidates])  # upstream skips documents with more than 10k "?"
-    skipped = rows[pc.count_substring(batch.text.take(rows), "?").to_numpy(zero_copy_only=False) > MAX_QUESTION_MARKS]
-    candidates = candidates[~np.isin(paras.rows[candidates], skipped)]
+    # a paragraph's match is also one of its document's: only candidate documents are split into paragraphs
+    documents, _ = _document_candidates(batch)
+    questions = pc.count_substring(batch.text.take(documents), "?").to_numpy(zero_copy_only=False)
+    documents = documents[questions <= MAX_QUESTION_MARKS]  # upstream skips documents with more than 10k "?"
+    paras = paragraphs(TagBatch(batch.table.take(documents)))
+    candidates, hints = _candidates(paras.text)
     collector = _Collector()
     covered = np.zeros(len(batch), dtype=np.int64)
     texts = paras.text.gather(candidates).to_list()
-    for index, text in zip(candidates.tolist(), texts):
-        row, start, end = int(paras.rows[index]), int(paras.starts[index]), int(paras.ends[index])
+    for position, (index, text) in enumerate(zip(candidates.tolist(), texts)):
+        row, start, end = int(documents[paras.rows[index]]), int(paras.starts[index]), int(paras.ends[index])
         chunk = text + "\n" if end - start > len(text) else text  # segments leave the newline out
-        for kind, span_start, span_end in _paragraph_spans(chunk, start, [k for k in PII_TYPES if hints[k][index]]):
+        for kind, span_start, span_end in _paragraph_spans(chunk, start, [k for k in PII_TYPES if hints[k][position]]):
             collector.add(row, kind, span_start, span_end)
             covered[row] += span_end - span_start
     counts = collector.counts(len(batch))

@@ -24,7 +24,7 @@ from sqlglot import exp
 from dolma_sql.errors import DolmaSqlError
 from dolma_sql.layout import codec_of
 from dolma_sql.sql import render
-from dolma_sql.views import Corpus, explain_error
+from dolma_sql.views import Corpus, add_tagger_function, explain_error
 
 READ_EXPRESSIONS = (exp.Query, exp.Describe, exp.Show, exp.Summarize, exp.Pivot)
 """sqlglot statement roots that only read (exp.Query covers SELECT and set operations)."""
@@ -96,10 +96,12 @@ def execute(connection: duckdb.DuckDBPyConnection, sql: str, *, corpus: Corpus |
     """Run ``sql`` (all its statements); the relation of the last one, or None when it returns no rows."""
     if not allow_write:
         check_read_only(sql)
-    try:
-        return connection.sql(sql)
-    except duckdb.Error as error:
-        raise explain_error(error, corpus) from None
+    while True:
+        try:
+            return connection.sql(sql)
+        except duckdb.Error as error:
+            if not add_tagger_function(connection, error):  # each retry registers one more tagger, so this ends
+                raise explain_error(error, corpus) from None
 
 
 def fetch(relation: duckdb.DuckDBPyRelation, corpus: Corpus | None, limit: int | None = None):

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from dataclasses import dataclass
 
 import duckdb
+import numpy as np
+import pyarrow as pa
 from sqlglot import exp
 
 from dolma_sql.errors import ConfigError, DolmaSqlError, InputError
-from dolma_sql.io import iter_line_batches
+from dolma_sql.io import LineBatch, decode_object, iter_line_batches
 from dolma_sql.layout import attribute_path, expand_globs
 from dolma_sql.sql import fill, load_sql, render
 
@@ -37,6 +40,11 @@ VIEW_COLUMNS = ("id", "file", "row")
 """Columns of the attributes view that attribute keys must not shadow."""
 
 MISALIGNED = "dolma-sql: misaligned attributes"
+
+HEAD_BYTES = 256 << 10
+"""How much of a file (decompressed) is read to find its keys or fields, beyond the first attribute file, read whole."""
+
+_MISSING_FUNCTION = re.compile(r'Function with name "?(\w+)"? does not exist')
 
 
 @dataclass(frozen=True)
@@ -69,9 +77,9 @@ class Corpus:
 def discover(document_globs: list[str], attribute_names: list[str] | None = None, *, document_dir: str = "documents") -> Corpus:
     """Find the documents, their attribute sets (all sets beside them when none are named), and their keys.
 
-    Keys and value kinds are taken from the first file of each set (a full read of that one
-    file); keys that appear only in later files are not columns of ``attributes`` (``spans``
-    still has them).
+    A set's keys and value kinds come from all of its first file and the first ``HEAD_BYTES`` of
+    every later one, so start-up stays cheap on large corpora: a key that first appears deeper
+    than that into a later file is not a column of ``attributes`` (``spans`` still has it).
     """
     documents = tuple(os.path.abspath(path) for path in expand_globs(document_globs, config_path="--documents"))
     names = attribute_names if attribute_names is not None else _sets_beside(documents[0], document_dir)
@@ -88,12 +96,35 @@ def discover(document_globs: list[str], attribute_names: list[str] | None = None
                     hint=f"tag every document file for {name!r} (dolma-sql tag), or leave {name!r} out",
                 )
         keys = []
-        for key, is_spans, is_number in _run(connection, render(fill(load_sql("views_keys"), file=exp.Literal.string(files[0])))).fetchall():
+        connection.register("key_sample", _key_sample(files))
+        try:
+            found = _run(connection, render(load_sql("views_keys"))).fetchall()
+        finally:
+            connection.unregister("key_sample")
+        for key, is_spans, is_number in found:
             column = key if key not in taken else f"{name}/{key}"
             taken.add(column)
             keys.append(AttributeKey(key, "spans" if is_spans else "number" if is_number else "json", column))
         sets.append(AttributeSet(name, files, tuple(keys)))
-    return Corpus(documents, tuple(sets), _document_columns(connection, documents[0]))
+    return Corpus(documents, tuple(sets), _document_columns(documents[0]))
+
+
+def _key_sample(files: tuple[str, ...]) -> pa.Table:
+    """The attribute lines keys are read from, in order: the whole first file, then the head of each later one."""
+    lines = [batch.lines for batch in iter_line_batches(files[0])]
+    lines += [batch.lines for path in files[1:] for batch in _head(path)]
+    joined = pa.concat_arrays(lines) if lines else pa.array([], pa.large_string())
+    return pa.table({"position": np.arange(len(joined), dtype=np.int64), "line": joined})
+
+
+def _head(path: str) -> list[LineBatch]:
+    """The first batch of whole lines within ``HEAD_BYTES`` of ``path`` (at least one line); none for an empty file."""
+    batches = iter_line_batches(path, batch_bytes=HEAD_BYTES)
+    try:
+        first = next(batches, None)
+    finally:
+        batches.close()
+    return [first] if first is not None else []
 
 
 def _sets_beside(first_document: str, document_dir: str) -> list[str]:
@@ -103,10 +134,13 @@ def _sets_beside(first_document: str, document_dir: str) -> list[str]:
     return sorted(match[len(root) :].split("/")[0] for match in glob.glob(probe.replace("\0", "*")))
 
 
-def _document_columns(connection: duckdb.DuckDBPyConnection, first_document: str) -> tuple[tuple[str, str], ...]:
-    """dolma's fields, then any other top-level field seen in a sample of the first file, as JSON."""
-    sample = _run(connection, f"DESCRIBE SELECT * FROM read_ndjson({render(exp.Literal.string(first_document))})").fetchall()
-    extra = [(row[0], "JSON") for row in sample if row[0] not in DOCUMENT_FIELDS and row[0] not in VIEW_COLUMNS]
+def _document_columns(first_document: str) -> tuple[tuple[str, str], ...]:
+    """dolma's fields, then any other top-level field of the first ``HEAD_BYTES`` of the first file, as JSON."""
+    seen: dict[str, None] = {}
+    for batch in _head(first_document):
+        for offset, line in enumerate(batch.lines.to_pylist()):
+            seen.update(dict.fromkeys(decode_object(line, path=first_document, line=batch.first_line + offset)))
+    extra = [(name, "JSON") for name in seen if name not in DOCUMENT_FIELDS and name not in VIEW_COLUMNS]
     return (*DOCUMENT_FIELDS.items(), *extra)
 
 
@@ -187,14 +221,13 @@ def view_statements(corpus: Corpus) -> list[str]:
 
 # ------------------------------------------------------------------------------ connections
 def connect(corpus: Corpus | None, *, database: str | None = None, threads: int | None = None) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection with the corpus views (saved into ``database`` when given) and the tagger functions."""
+    """A DuckDB connection with the corpus views (saved into ``database`` when given); taggers come with :func:`add_tagger_function`."""
     connection = duckdb.connect(database or ":memory:")
     if threads:
         connection.execute(f"SET threads = {int(threads)}")
     if corpus is not None:
         for statement in view_statements(corpus):
             connection.execute(statement)
-    _register_taggers(connection)
     return connection
 
 
@@ -213,19 +246,30 @@ def open_views(
         raise DolmaSqlError(str(error), path=database) from None
 
 
-def _register_taggers(connection: duckdb.DuckDBPyConnection) -> None:
-    """Taggers as SQL functions, when the tagging module provides them (not persisted in ``--database``)."""
+def add_tagger_function(connection: duckdb.DuckDBPyConnection, error: duckdb.Error) -> bool:
+    """Register the tagger a failed statement called as a SQL function; whether it did (then run the statement again).
+
+    Taggers are registered on demand, when DuckDB reports the function missing: loading every
+    tagger module would cost each ``sql`` and ``shell`` start-up half a second. They are not
+    persisted in ``--database`` files.
+    """
+    missing = _MISSING_FUNCTION.search(str(error)) if isinstance(error, duckdb.CatalogException) else None
+    if missing is None:
+        return False
     from dolma_sql import tagging
 
-    register = getattr(tagging, "register_duckdb_functions", None)
-    if register is None:
-        return
+    by_function = {tagging.make_variable_name(name).lower(): name for name in tagging.registry()}
+    name = by_function.get(missing.group(1).lower())
+    if name is None:
+        return False
     try:
-        register(connection)
-    except Exception as error:  # a broken tagger must not take the corpus views down with it
+        tagging.register_duckdb_functions(connection, [name])
+    except Exception as failure:  # a broken tagger must not take the corpus views down with it
         from rich.console import Console
 
-        Console(stderr=True).print(f"[yellow]warning:[/] tagger SQL functions unavailable: {error}", highlight=False)
+        Console(stderr=True).print(f"[yellow]warning:[/] tagger SQL function {name} unavailable: {failure}", highlight=False)
+        return False
+    return True
 
 
 def _run(connection: duckdb.DuckDBPyConnection, sql: str) -> duckdb.DuckDBPyRelation:

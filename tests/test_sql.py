@@ -144,6 +144,39 @@ def test_views_over_several_files_restart_rows_per_file(corpus):
     assert {(r["file"], r["row"]): r["id"] for r in spans} == expected
 
 
+def test_attributes_view_has_the_keys_of_every_file_of_a_set(tmp_path, monkeypatch):
+    """Keys first seen in a later file are columns too (read from the head of each later file, not the whole file)."""
+    from dolma_sql import views
+
+    monkeypatch.setattr(views, "HEAD_BYTES", 4096)
+    lines_per_file = 200
+    for index in range(3):
+        documents = [{"id": f"{index}-{line}", "text": "x" * (line + 1), "source": "t"} for line in range(lines_per_file)]
+        attributes = []
+        for line, document in enumerate(documents):
+            keys = {"a__first": [[0, 1, 1.0]]}
+            if index == 1 and line == 2:
+                keys["a__second_file"] = [[0, 1, 0.5]]
+            if index == 2:
+                keys["a__number"] = line
+            if index == 2 and line == lines_per_file - 1:
+                keys["a__too_deep"] = [[0, 1, 0.25]]  # far past HEAD_BYTES of a later file
+            attributes.append({"id": document["id"], "attributes": keys})
+        for folder, rows in (("documents", documents), ("attributes/a", attributes)):
+            (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+            with gzip.open(tmp_path / folder / f"part-{index}.jsonl.gz", "wt") as handle:
+                handle.writelines(json.dumps(row) + "\n" for row in rows)
+    connection = connection_for(str(tmp_path / "documents/*.jsonl.gz"), ["a"])
+    relation = connection.sql("SELECT * FROM attributes")
+    types = dict(zip(relation.columns, map(str, relation.types)))
+    assert list(types) == ["id", "file", "row", "a__first", "a__second_file", "a__number"]
+    assert types["a__number"] == "DOUBLE" and types["a__second_file"].startswith("STRUCT(")
+    rows = records(connection, "SELECT id, a__second_file[1].score AS score, a__number FROM attributes WHERE a__second_file IS NOT NULL OR id = '2-7'")
+    assert rows == [{"id": "1-2", "score": 0.5, "a__number": None}, {"id": "2-7", "score": None, "a__number": 7.0}]
+    spans = records(connection, "SELECT id FROM spans WHERE attribute = 'a__too_deep'")
+    assert spans == [{"id": f"2-{lines_per_file - 1}"}]  # the spans view has every key
+
+
 def test_limit_queries_stream_without_reading_whole_files(corpus):
     """A LIMIT over documents/attributes is a streaming limit over the scan: no window, no sort, no join build."""
     connection = connection_for(str(corpus / "documents/*.jsonl.gz"), ["lengths", "random"])
@@ -290,6 +323,24 @@ def test_taggers_are_sql_functions(conformance):
     result = cli(["sql", "-d", "documents/*.gz", "--format", "json", query], cwd=provided)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"lengths_match": 10, "with_words": 10, "documents": 10}
+
+
+def test_tagger_functions_are_registered_when_a_query_calls_them():
+    """Taggers load on demand: a query that calls none never imports them; an unknown function is DuckDB's error."""
+    probe = (
+        "import sys; from dolma_sql.query import execute; from dolma_sql.views import connect; "
+        "c = connect(None); print(execute(c, 'SELECT 1', corpus=None, allow_write=False).fetchall(), 'dolma_sql.tagging' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-P", "-c", probe], capture_output=True, text=True, timeout=120)
+    assert result.stdout.split() == ["[(1,)]", "False"], result.stderr
+    from dolma_sql.query import execute
+    from dolma_sql.views import connect
+
+    connection = connect(None)
+    row = execute(connection, "SELECT CHAR_LENGTH_V1('abc')->>'$.length[0][2]' AS n", corpus=None, allow_write=False).fetchall()
+    assert row == [("3.0",)]
+    with pytest.raises(DolmaSqlError, match="no_such_function"):
+        execute(connection, "SELECT no_such_function(1)", corpus=None, allow_write=False)
 
 
 def test_zstd_compressed_corpus(conformance, tmp_path):

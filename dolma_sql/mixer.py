@@ -22,13 +22,13 @@ import duckdb
 import msgspec
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute  # noqa: F401  (pa.compute)
+import pyarrow.compute as pc
 
 from dolma_sql import impact, layout
 from dolma_sql.compile import SpanRule, compile_stream
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.executor import Counters, LocalExecutor, run_units
-from dolma_sql.io import AtomicWriter, LineBatch, decode_object, iter_line_batches
+from dolma_sql.io import AtomicWriter, LineBatch, decode_object, iter_line_batches, line_bytes
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
 from dolma_sql.spans import SpanEdits, apply_spans, split_template
 
@@ -36,6 +36,7 @@ from dolma_sql.spans import SpanEdits, apply_spans, split_template
 UNICODE_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 
 _decode = msgspec.json.Decoder().decode
+_decode_lines = msgspec.json.Decoder().decode_lines
 _encode = msgspec.json.Encoder(order="sorted").encode
 _ATTRIBUTE_KEYS = "SELECT DISTINCT unnest(json_keys(line, '$.attributes')) FROM lines"
 _decode_spans = msgspec.json.Decoder(list[list[tuple[int, int, float]] | None]).decode
@@ -371,7 +372,7 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
     counters["bytes_in"] = counters.get("bytes_in", 0) + batch.lines.nbytes
     if not len(kept_rows):
         return
-    documents = [_decode(line) for line in batch.lines.take(pa.array(kept_rows)).to_pylist()]
+    documents = _decode_lines(line_bytes(batch.lines.take(pa.array(kept_rows))))
 
     edits_by_rule = _collect_edits(result, kept_rows, batch, task)
     if edits_by_rule is not None:
@@ -416,6 +417,9 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
         writer.write(b"\n".join(out))
 
 
+_NO_SPANS = pa.array(["[]", "null"])
+
+
 def _collect_edits(result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask) -> tuple[SpanEdits, list[int], np.ndarray] | None:
     """Turn each rule's selected spans (JSON) into score-filtered edits, rule by rule.
 
@@ -425,13 +429,15 @@ def _collect_edits(result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, ta
     rows, starts, ends, template_ids, rules = [], [], [], [], []
     templates: dict[tuple[str, ...], int] = {}
     for rule_index, rule in enumerate(task.plan.span_rules):
-        column = result.column(f"span_{rule_index}").take(pa.array(kept_rows)).to_pylist()
-        spans_per_row = _parse_spans(column, kept_rows, batch, task, rule_index)
+        column = result.column(f"span_{rule_index}").take(pa.array(kept_rows))
+        # most documents select no span: decode only the others
+        selecting = np.flatnonzero(pc.fill_null(pc.invert(pc.is_in(column, value_set=_NO_SPANS)), False).to_numpy(zero_copy_only=False))
+        spans_per_row = _parse_spans(column.take(pa.array(selecting)).to_pylist(), kept_rows[selecting], batch, task, rule_index)
         counts = np.array([len(spans) for spans in spans_per_row], dtype=np.int64)
         if not counts.sum():
             continue
         flat = np.array([span for spans in spans_per_row for span in spans], dtype=np.float64).reshape(-1, 3)
-        row = np.repeat(np.arange(len(kept_rows), dtype=np.int64), counts)
+        row = np.repeat(selecting, counts)
         selected = (flat[:, 2] >= rule.min_score) & (flat[:, 2] < rule.max_score)
         row, flat = row[selected], flat[selected]
         if rule.template is not None:

@@ -149,9 +149,10 @@ def run_tag(config: TagConfig, *, quiet: bool = False) -> dict[str, float]:
         console.print(msgspec.json.format(msgspec.json.encode(config)).decode())
         return {}
     processes = 1 if config.debug else config.processes
-    if processes > 1:  # workers inherit this: one process per core, so no polars thread pool per worker
+    if processes > 1:  # this process and the workers: one process per core, so no polars thread pool per process
         os.environ.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // processes)))
-    return run_units(tag_file, todo, executor=LocalExecutor(processes), label="tag", quiet=quiet)
+    # this process has the taggers loaded and only waits for results: it tags files too
+    return run_units(tag_file, todo, executor=LocalExecutor(processes, caller_works=True), label="tag", quiet=quiet)
 
 
 def register(app: typer.Typer) -> None:

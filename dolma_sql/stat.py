@@ -116,7 +116,7 @@ class StatUnit:
 
 def summarize_file(unit: StatUnit) -> dict[str, float]:
     """The unit's per-file summaries: every attribute's score and length values, bucketed and folded."""
-    table, lines = _read_attributes(unit.path)
+    data, table, lines = _read_attributes(unit.path)
     name_filter = re.compile(unit.regex) if unit.regex else None
     encoder = msgspec.json.Encoder()
     with AtomicWriter(unit.partial) as writer:
@@ -124,7 +124,7 @@ def summarize_file(unit: StatUnit) -> dict[str, float]:
             column = table.column("attributes").combine_chunks()
             if not pa.types.is_struct(column.type):
                 raise _locate_bad_line(unit.path) or InputError("`attributes` is not an object", path=unit.path)
-            for index in _first_seen_order(column, unit.path):
+            for index in _first_seen_order(column, data):
                 name = column.type.field(index).name
                 if name_filter and not name_filter.search(name):
                     continue
@@ -138,7 +138,7 @@ def summarize_file(unit: StatUnit) -> dict[str, float]:
     return {"documents": lines, "files": 1}
 
 
-def _first_seen_order(column: pa.StructArray, path: str) -> list[int]:
+def _first_seen_order(column: pa.StructArray, data: bytes) -> list[int]:
     """Field indices in the order dolma meets the keys: by first line holding them, then by place in that line."""
     first_rows = [pc.index(pc.is_valid(column.field(index)), True).as_py() for index in range(column.type.num_fields)]
     present = [index for index, row in enumerate(first_rows) if row >= 0]
@@ -146,36 +146,24 @@ def _first_seen_order(column: pa.StructArray, path: str) -> list[int]:
     places: dict[str, int] = {}
     if tied_rows:
         decode = msgspec.json.Decoder(dict).decode
-        lines = _lines(path, tied_rows)
+        lines = data.split(b"\n", max(tied_rows) + 1)
         for row in tied_rows:
             places.update({key: place for place, key in enumerate(decode(lines[row]).get("attributes", {}))})
     return sorted(present, key=lambda index: (first_rows[index], places.get(column.type.field(index).name, 0)))
 
 
-def _lines(path: str, rows: set[int]) -> dict[int, str]:
-    """Some lines of a file by 0-based index."""
-    wanted, found = max(rows), {}
-    for batch in iter_line_batches(path):
-        start = batch.first_line - 1
-        for row in rows:
-            if start <= row < start + len(batch):
-                found[row] = batch.lines[row - start].as_py()
-        if start + len(batch) > wanted:
-            break
-    return found
-
-
-def _read_attributes(path: str) -> tuple[pa.Table, int]:
+def _read_attributes(path: str) -> tuple[bytes, pa.Table, int]:
+    """The file's decompressed bytes (kept to look lines up), its lines as a table, and its line count."""
     with open_reader(path) as reader:
         data = reader.read()
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
     if not data.strip():
-        return pa.table({}), lines
+        return data, pa.table({}), lines
     try:
         table = pyarrow.json.read_json(io.BytesIO(data), read_options=pyarrow.json.ReadOptions(use_threads=False, block_size=1 << 24))
     except pa.ArrowInvalid:
         raise _locate_bad_line(path) or InputError("not JSON lines", path=path) from None
-    return table, lines
+    return data, table, lines
 
 
 def _span_values(spans: pa.Array, name: str, path: str) -> tuple[np.ndarray, np.ndarray]:
@@ -228,7 +216,7 @@ def summarize(files: list[str], *, bins: int = 1000, regex: str | None = None, p
         directory = work_dir or scratch
         units = [StatUnit(path, _partial_path(directory, path, bins, regex), bins, regex) for path in files]
         todo = [unit for unit in units if not os.path.exists(unit.partial)]
-        run_units(summarize_file, todo, executor=LocalExecutor(processes), label="stat")
+        run_units(summarize_file, todo, executor=LocalExecutor(processes, caller_works=True), label="stat")
         return _aggregate([unit.partial for unit in units], bins)
 
 

@@ -39,18 +39,26 @@ def cld2_languages(text: str) -> list[tuple[str, float]]:
     """
     import pycld2
 
-    details, reliable = (), False
-    for prepare in (_identity, _transliterate, _sanitize):
+    try:
+        reliable, _, details = pycld2.detect(text)
+    except pycld2.error:
+        reliable, details = _detect_prepared(text)
+    if not reliable:
+        return []
+    return [(name[:2].lower(), percent / 100.0) for name, _, percent, _ in details if name != "UNKNOWN_LANGUAGE"]
+
+
+def _detect_prepared(text: str) -> tuple[bool, tuple]:
+    """CLD2 on the transliterated text, else on the sanitised text (after CLD2 rejected ``text``)."""
+    import pycld2
+
+    for prepare in (_transliterate, _sanitize):
         try:
             reliable, _, details = pycld2.detect(prepare(text))
-            break
+            return reliable, details
         except pycld2.error:
             continue
-    return [(d[0][:2].lower(), d[2] / 100.0) for d in details if d[0] != "UNKNOWN_LANGUAGE" and reliable]
-
-
-def _identity(text: str) -> str:
-    return text
+    return False, ()
 
 
 def _transliterate(text: str) -> str:
@@ -68,19 +76,26 @@ def english_only(predictions: list[tuple[str, float]]) -> list[tuple[str, float]
 
 
 def _predict(units: Segments, predict: Callable[[str], list[tuple[str, float]]]) -> dict[str, Spans]:
-    """Spans per language over ``units`` (documents or paragraphs), in the order the languages first appear."""
-    collected: dict[str, list[tuple[int, int, int, float]]] = {}
-    seen: dict[str, list[tuple[str, float]]] = {}  # repeated paragraphs (boilerplate) are detected once per batch
-    for row, start, end, text in zip(units.rows.tolist(), units.starts.tolist(), units.ends.tolist(), units.text.to_list()):
-        predictions = seen.get(text)
-        if predictions is None:
-            predictions = seen[text] = predict(text)
-        for language, score in predictions:
-            collected.setdefault(language, []).append((row, start, end, score))
+    """Spans per language over ``units`` (documents or paragraphs), in the order the languages first appear.
+
+    Repeated texts (boilerplate paragraphs) are detected once per batch; the spans are laid out with numpy.
+    """
+    texts = units.text.to_list()
+    first_seen: dict[str, int] = {}
+    inverse = np.fromiter((first_seen.setdefault(text, len(first_seen)) for text in texts), dtype=np.int64, count=len(texts))
+    predictions = [predict(text) for text in first_seen]  # distinct texts, in order of first appearance
+    owners = np.repeat(np.arange(len(predictions)), np.array([len(p) for p in predictions], dtype=np.int64))
+    languages = np.array([language for p in predictions for language, _ in p], dtype=object)
+    scores = np.array([score for p in predictions for _, score in p], dtype=np.float64)
     output = {}
-    for language, items in collected.items():
-        rows, starts, ends, scores = zip(*items)
-        output[language] = Spans(rows, starts, ends, scores)
+    for language in dict.fromkeys(languages.tolist()):
+        mine = languages == language
+        per_text = np.bincount(owners[mine], minlength=len(predictions))
+        per_unit = per_text[inverse]
+        units_taken = np.repeat(np.arange(len(texts)), per_unit)
+        within = np.arange(len(units_taken)) - np.repeat(np.cumsum(per_unit) - per_unit, per_unit)
+        entries = (np.cumsum(per_text) - per_text)[inverse[units_taken]] + within
+        output[language] = Spans(units.rows[units_taken], units.starts[units_taken], units.ends[units_taken], scores[mine][entries])
     return output
 
 

@@ -431,7 +431,7 @@ def _collect_edits(result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, ta
     for rule_index, rule in enumerate(task.plan.span_rules):
         column = result.column(f"span_{rule_index}").take(pa.array(kept_rows))
         # most documents select no span: decode only the others
-        selecting = np.flatnonzero(pc.fill_null(pc.invert(pc.is_in(column, value_set=_NO_SPANS)), False).to_numpy(zero_copy_only=False))
+        selecting = np.flatnonzero(pc.and_(pc.is_valid(column), pc.invert(pc.is_in(column, value_set=_NO_SPANS))).to_numpy(zero_copy_only=False))
         spans_per_row = _parse_spans(column.take(pa.array(selecting)).to_pylist(), kept_rows[selecting], batch, task, rule_index)
         counts = np.array([len(spans) for spans in spans_per_row], dtype=np.int64)
         if not counts.sum():

@@ -120,18 +120,24 @@ def compile_stream(
             value = JqCompiler(doc, rule.replacement[1:], f"{where}.replacement").string()
             outputs.append(J.alias(J.case((exp.column("keep"), value)), f"replacement_{i}"))
 
+    rules = []
+    if rule_columns:  # each decision is computed once, into its column, and keep reads the columns
+        rules = [J.alias(d, f"{kind}_{i}") for kind in decided for i, (_, _, d) in enumerate(decided[kind])]
+        decided = {kind: [(t, w, exp.column(f"{kind}_{i}")) for i, (t, w, _) in enumerate(rules_)] for kind, rules_ in decided.items()}
     keep = _keep(
         [_strict(d, t, syntax, w) for t, w, d in decided["include"]],
         [_strict(d, t, syntax, w) for t, w, d in decided["exclude"]],
     )
-    rules = []
-    if rule_columns:
-        rules = [J.alias(d, f"{kind}_{i}") for kind in decided for i, (_, _, d) in enumerate(decided[kind])]
 
     checks = [J.alias(_alignment_problem(doc), "problem")] if alignment_check else []
     measures = _text_measures(doc, text_bytes, stripped_text_bytes)
     passed = [*rules, *checks, *measures]
-    middle = exp.select("row", *doc.columns(), J.alias(keep, "keep"), *passed).from_(doc.relation().subquery("merged"))
+    merged = doc.relation().subquery("merged")
+    if rule_columns:
+        ruled = exp.select("row", *doc.columns(), *passed).from_(merged)
+        middle = exp.select("*", J.alias(keep, "keep")).from_(ruled.subquery("ruled"))
+    else:
+        middle = exp.select("row", *doc.columns(), J.alias(keep, "keep"), *passed).from_(merged)
     outer = exp.select("row", "keep", *outputs, *[p.alias for p in passed]).from_(middle.subquery("decided"))
     outer = J.parenthesize(outer.copy())  # copy() unshares nodes that the builders reuse
     return StreamQuery(

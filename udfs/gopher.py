@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from dolma_sql.tagging import Spans, TagBatch, tagger
-from dolma_sql.udfs.text import WORD, split_on
+from dolma_sql.udfs.text import NON_WS, split_on
 
 REQUIRED_ENGLISH_WORDS = ["the", "be", "to", "of", "and", "that", "have", "with"]
+WORD_WITH_SYMBOL = f"{NON_WS}*[#\u2026]{NON_WS}*"
+"""A whole word holding ``#`` or ``…``: counted in the texts, where the regex skips to the symbols."""
 MOST_COMMON_N = (2, 3, 4)
 DUPLICATE_N = (5, 6, 7, 8, 9, 10)
 SCALAR_TYPES = (
@@ -61,15 +65,22 @@ def _duplicated(keys: np.ndarray, rows: np.ndarray, chunk: int = 1 << 15) -> np.
 
 
 class _Words:
-    """All words of a batch end to end: row, length in code points, hash, and each row's word span."""
+    """All words of a batch end to end: row, length in code points, hash, and each row's word span.
 
-    def __init__(self, series: pl.Series) -> None:
-        n_rows = len(series)
-        tokens = series.str.extract_all(WORD)
-        self.counts = tokens.list.len().fill_null(0).to_numpy().astype(np.int64)
-        words = tokens.explode().drop_nulls()
-        self.rows = np.repeat(np.arange(n_rows, dtype=np.int64), self.counts)
-        self.lengths = words.str.len_chars().to_numpy().astype(np.int64)
+    Arrow's whitespace split uses exactly ``str.isspace``'s set; it leaves an empty piece at each end
+    of a text that starts or ends with whitespace, which is dropped.
+    """
+
+    def __init__(self, texts: pa.Array) -> None:
+        n_rows = len(texts)
+        pieces = pc.utf8_split_whitespace(texts)
+        flat = pc.list_flatten(pieces)
+        lengths = pc.utf8_length(flat).to_numpy().astype(np.int64)
+        nonempty = lengths > 0
+        self.rows = pc.list_parent_indices(pieces).to_numpy().astype(np.int64)[nonempty]
+        self.counts = np.bincount(self.rows, minlength=n_rows).astype(np.int64)
+        self.lengths = lengths[nonempty]
+        words = pl.Series(flat.filter(pa.array(nonempty)))
         self.hashes = words.hash(seed=0).to_numpy()
         self.words = words
         self.row_start = np.cumsum(self.counts) - self.counts
@@ -162,20 +173,28 @@ def _line_statistics(series: pl.Series, n_rows: int, words: _Words, ignore_empty
     }
 
 
+MEDIAN_BUCKETS = 32
+"""Word lengths below this are counted per row to find medians; rows whose median is longer are sorted."""
+
+
 def _median_word_length(words: _Words, n_rows: int) -> np.ndarray:
-    lengths = np.sort((words.rows << 32) | words.lengths) & 0xFFFFFFFF
-    low = words.row_start + (words.counts - 1) // 2
-    high = words.row_start + words.counts // 2
-    has = words.counts > 0
-    median = np.zeros(n_rows)
-    median[has] = (lengths[low[has]] + lengths[high[has]]) / 2
-    return median
+    """Median word length per row, from per-row counts of each length instead of sorting every word."""
+    low_rank, high_rank = (words.counts - 1) // 2, words.counts // 2
+    clipped = np.minimum(words.lengths, MEDIAN_BUCKETS)  # the last bucket holds every longer word
+    counts = np.bincount(words.rows * (MEDIAN_BUCKETS + 1) + clipped, minlength=n_rows * (MEDIAN_BUCKETS + 1))
+    below = np.cumsum(counts.reshape(n_rows, MEDIAN_BUCKETS + 1), axis=1)
+    low = (below > low_rank[:, None]).argmax(axis=1)
+    high = (below > high_rank[:, None]).argmax(axis=1)
+    for row in np.flatnonzero(high == MEDIAN_BUCKETS):  # a median among the long words: sort that row's lengths
+        lengths = np.sort(words.lengths[words.row_start[row] : words.row_start[row] + words.counts[row]])
+        low[row], high[row] = lengths[low_rank[row]], lengths[high_rank[row]]
+    return np.where(words.counts > 0, (low + high) / 2, 0.0)
 
 
 def gopher_statistics(batch: TagBatch, *, ignore_empty_lines: bool):
     n_rows = len(batch)
     series = batch.series
-    words = _Words(series)
+    words = _Words(batch.text)
     word_count = np.maximum(words.counts, 1)
 
     def per_row(mask: pl.Series) -> np.ndarray:
@@ -185,7 +204,7 @@ def gopher_statistics(batch: TagBatch, *, ignore_empty_lines: bool):
         "character_count": batch.lengths.astype(np.float64),
         "word_count": words.counts.astype(np.float64),
         "median_word_length": _median_word_length(words, n_rows),
-        "symbol_to_word_ratio": per_row(words.words.str.contains("[#\u2026]")) / word_count,
+        "symbol_to_word_ratio": series.str.count_matches(WORD_WITH_SYMBOL).to_numpy() / word_count,
         "fraction_of_words_with_alpha_character": per_row(words.words.str.contains(r"\p{L}")) / word_count,
         "required_word_count": per_row(words.words.is_in(REQUIRED_ENGLISH_WORDS)),
         **_line_statistics(series, n_rows, words, ignore_empty_lines),

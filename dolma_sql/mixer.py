@@ -25,7 +25,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dolma_sql import impact, layout
-from dolma_sql.compile import SpanRule, compile_stream
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.executor import Counters, LocalExecutor, run_units
 from dolma_sql.io import AtomicWriter, LineBatch, decode_object, iter_line_batches, line_bytes
@@ -89,6 +88,8 @@ def compile_recipe(config: MixerConfig, *, dry_run: bool = False) -> list[Stream
 
     For a dry run the query also returns each rule's decision and the text lengths it counts.
     """
+    from dolma_sql.compile import SpanRule, compile_stream  # here, so shard workers never import sqlglot
+
     plans = []
     for index, stream in enumerate(config.streams):
         where = f"streams[{index}]"

@@ -560,7 +560,7 @@ def mix(
         _prepare_outputs(config)
     threads = max(1, (os.cpu_count() or 1) // config.processes)
     tasks = [ShardTask(plan, shard, allow_missing_attributes, threads, dry_run) for plan, shard in work]
-    executor = LocalExecutor(config.processes, caller_works=dry_run)  # dry runs: the waiting parent counts shards too
+    executor = LocalExecutor(config.processes, caller_works=True)  # the waiting parent mixes shards too: one worker fewer to spawn
     totals = run_units(run_shard, tasks, executor=executor, label="dry run" if dry_run else "mix", quiet=quiet)
     return MixResult(totals=totals, shards=len(tasks))
 

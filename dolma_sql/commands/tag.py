@@ -136,6 +136,9 @@ def _unit(config: TagConfig, names: list[str], path: str, destination: str | Non
 
 
 def run_tag(config: TagConfig, *, quiet: bool = False) -> dict[str, float]:
+    processes = 1 if config.debug else config.processes
+    if processes > 1:  # one process per core: polars reads this when imported, here and in the workers
+        os.environ.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // processes)))
     from dolma_sql.executor import LocalExecutor, console, run_units
     from dolma_sql.tagging import check_taggers, import_tagger_modules, tag_file, unit_is_done
 
@@ -148,9 +151,6 @@ def run_tag(config: TagConfig, *, quiet: bool = False) -> dict[str, float]:
     if config.dryrun:
         console.print(msgspec.json.format(msgspec.json.encode(config)).decode())
         return {}
-    processes = 1 if config.debug else config.processes
-    if processes > 1:  # this process and the workers: one process per core, so no polars thread pool per process
-        os.environ.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // processes)))
     # this process has the taggers loaded and only waits for results: it tags files too
     return run_units(tag_file, todo, executor=LocalExecutor(processes, caller_works=True), label="tag", quiet=quiet)
 

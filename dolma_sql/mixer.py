@@ -201,6 +201,7 @@ def run_shard(task: ShardTask) -> Counters:
 def _queried_batches(task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array | None], pa.Table]]:
     """Every batch of the shard's inputs, its attribute lines, and the stream query's result on them."""
     connection = duckdb.connect(config={"threads": task.threads})
+    query = None  # parsed and planned once (40 ms for the jq bench recipe); each run reads the batch registered then
     for path in task.shard.inputs:
         for batch, attribute_lines in _aligned_batches(path, task):
             table = {"row": pa.array(np.arange(len(batch), dtype=np.int64)), "doc": batch.lines}
@@ -208,7 +209,9 @@ def _queried_batches(task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array
                 table[f"attr_{index}"] = lines if lines is not None else pa.nulls(len(batch), pa.large_string())
             connection.register("batch", pa.table(table))
             try:
-                result = _run_query(connection, task.plan.sql, batch, attribute_lines, task)
+                if query is None:
+                    query = connection.sql(task.plan.sql)
+                result = _run_query(query, batch, attribute_lines, task)
             finally:
                 connection.unregister("batch")
             yield batch, attribute_lines, result
@@ -293,10 +296,10 @@ class _LineCursor:
 _JQ_FAILURE = re.compile(r"^(?:.*?Error: )?(?P<message>.*failed on the document) at row (?P<row>\d+)", re.S)
 
 
-def _run_query(connection: duckdb.DuckDBPyConnection, query: str, batch: LineBatch, attribute_lines: list, task: ShardTask) -> pa.Table:
+def _run_query(query: duckdb.DuckDBPyRelation, batch: LineBatch, attribute_lines: list, task: ShardTask) -> pa.Table:
     """Run the stream's query on a batch; malformed or misaligned lines and jq failures become errors naming the line."""
     try:
-        result = connection.sql(query).to_arrow_table()
+        result = query.to_arrow_table()
     except duckdb.Error as error:
         failure = _JQ_FAILURE.match(str(error))
         if failure:

@@ -398,8 +398,9 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
     min_length = stream.output.min_text_length or 0
     basename = os.path.basename(batch.path)
     out = []
+    merging = merge_attributes and any(records is not None for records in attribute_records)
     for position, document in enumerate(documents):
-        if merge_attributes and any(records is not None for records in attribute_records):
+        if merging:
             merged = dict(document["attributes"]) if isinstance(document.get("attributes"), dict) else {}
             for records in attribute_records:
                 if records is not None:
@@ -407,7 +408,7 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
             document["attributes"] = merged
         for name in discard:
             document.pop(name, None)
-        if min_length and len(document["text"].strip(UNICODE_WHITESPACE).encode("utf-8")) < min_length:
+        if min_length and _utf8_length(document["text"].strip(UNICODE_WHITESPACE)) < min_length:
             counters["documents_too_short"] = counters.get("documents_too_short", 0) + 1
             continue
         metadata = document.get("metadata")
@@ -422,6 +423,10 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
 
 
 _NO_SPANS = pa.array(["[]", "null"])
+
+
+def _utf8_length(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))  # isascii() reads a flag: no copy
 
 
 def _collect_edits(result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask) -> tuple[SpanEdits, list[int], np.ndarray] | None:

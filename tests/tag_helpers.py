@@ -119,3 +119,11 @@ def assert_same_spans(mine: dict[str, list], want: dict[str, list], where: str, 
     for key, spans in want.items():
         assert [s[:2] for s in mine[key]] == [s[:2] for s in spans], (where, key, mine[key], spans)
         assert all(abs(a[2] - b[2]) <= tolerance for a, b in zip(mine[key], spans)), (where, key, mine[key], spans)
+
+
+def hide_module(monkeypatch, name: str) -> None:
+    """Make ``name`` look uninstalled to the taggers' start-up dependency check (``importlib.util.find_spec``)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda module, *args: None if module == name else real(module, *args))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from dolma_sql.udfs.fasttext import default_language_model
-from tag_helpers import assert_same_spans, conformance_documents, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
+from tag_helpers import assert_same_spans, hide_module, conformance_documents, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
 from test_tag_cli import fail, ok
 
 fasttext = pytest.importorskip("fasttext")
@@ -103,10 +103,7 @@ def test_missing_model_file_fails_before_reading(tmp_path):
 
 
 def test_sentence_taggers_without_blingfire_fail_before_reading(models, tmp_path, monkeypatch):
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "blingfire" else real(name, *args))
+    hide_module(monkeypatch, "blingfire")
     write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", documents()[:1])
     message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "jigsaw_hatespeech_sentence_v2",
                     "--models.jigsaw_hatespeech", str(models["binary"])], tmp_path)

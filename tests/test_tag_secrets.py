@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tag_helpers import assert_same_spans, conformance_documents, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
+from tag_helpers import assert_same_spans, hide_module, conformance_documents, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
 from test_tag_cli import fail, ok
 
 SECRET_TEXTS = [
@@ -43,10 +43,7 @@ def test_code_secrets_equal_upstream(oracle, tmp_path):
 
 
 def test_missing_detect_secrets_fails_before_reading(tmp_path, monkeypatch):
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "detect_secrets" else real(name, *args))
+    hide_module(monkeypatch, "detect_secrets")
     write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", secret_documents()[:1])
     message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "code_secrets_v1"], tmp_path)
     assert "cannot run without detect_secrets" in message and 'pip install "dolma-sql[code]"' in message

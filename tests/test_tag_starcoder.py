@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from tag_helpers import assert_same_spans, conformance_documents, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
+from tag_helpers import assert_same_spans, hide_module, conformance_documents, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
 from test_tag_cli import fail, ok
 
 TAGGERS = ["code_starcoder_taggers_v1", "code_starcoder_taggers_v2"]
@@ -120,10 +120,7 @@ def test_extensions_where_the_tables_differ_are_as_documented(oracle, tmp_path):
 
 def test_missing_code_dependency_fails_before_reading(tmp_path, monkeypatch):
     """Without pygments or bs4 the run stops at start and says what to install."""
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "bs4" else real(name, *args))
+    hide_module(monkeypatch, "bs4")
     write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", code_documents()[:1])
     message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "code_starcoder_taggers_v2"], tmp_path)
     assert "bs4" in message and 'pip install "dolma-sql[code]"' in message

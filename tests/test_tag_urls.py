@@ -146,3 +146,15 @@ def test_rewritten_host_pattern_matches_like_upstreams(line):
             assert want.span() == got.span() and want.group(1) == got.group(1)
             if upstream.groups > 2:
                 assert want.group(2) == got.group(2)
+
+
+@pytest.mark.parametrize("url,expected", [
+    ("not a url", ("not a url", None, None)),
+    ("http://user@not a url:8080/x", ("not a url", 8080, "/x")),
+    ("not-an-ip blocked.example.io", ("not-an-ip blocked.example.io", None, None)),
+])
+def test_hosts_with_spaces_split_as_upstreams_urllib3_does(url, expected):
+    """urllib3 2.8 refuses these hosts; the split must not depend on the installed urllib3."""
+    from dolma_sql.udfs.url import split_url
+
+    assert split_url(url) == expected

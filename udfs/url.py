@@ -19,6 +19,7 @@ import re
 import socket
 from collections.abc import Iterator
 from functools import cache
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -46,22 +47,37 @@ def _is_ip(text: str) -> bool:
     return False
 
 
+def split_url(url: str) -> tuple[str | None, int | None, str | None]:
+    """(host, port, path) of ``url`` as urllib3 1.26 (upstream's) splits it.
+
+    urllib3 2.8 refuses hosts containing spaces (``not a url``), which 1.26 returns verbatim; the
+    same split is done here by the standard library so results don't depend on the urllib3 version
+    (except that a path is not percent-encoded on that fallback).
+    """
+    import urllib3.util
+    from urllib3.exceptions import LocationParseError
+
+    try:
+        parsed = urllib3.util.parse_url(url)
+        return parsed.host, parsed.port, parsed.path
+    except LocationParseError:
+        parts = urlsplit(url if "://" in url else f"//{url}")
+        host, _, port = parts.netloc.rpartition("@")[2].partition(":")
+        return host or None, int(port) if port.isdigit() else None, parts.path or None
+
+
 def clean_url(url: str | None) -> Iterator[str]:
     """``host[:port]/path`` without scheme, query or trailing slash, lowercased."""
-    import urllib3.util
-
     if url is None or not url.strip():
         return
-    parsed = urllib3.util.parse_url(url)
-    yield f"{parsed.host}{f':{parsed.port}' if parsed.port else ''}{parsed.path or ''}".rstrip("/").lower()
+    host, port, path = split_url(url)
+    yield f"{host}{f':{port}' if port else ''}{path or ''}".rstrip("/").lower()
 
 
 def clean_domain(url: str | None) -> Iterator[str]:
     """The host of ``url`` with and without ``www.``."""
-    import urllib3.util
-
     for cleaned in clean_url(url):
-        host = urllib3.util.parse_url(cleaned).host
+        host = split_url(cleaned)[0]
         if not host:
             return
         host = host.removeprefix("www.")

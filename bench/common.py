@@ -108,7 +108,7 @@ def corpus(docs: int, files: int, seed: int = 0) -> Path:
         try:
             print(f"[bench] generating {docs} docs in {files} files (seed {seed}) ...", file=sys.stderr)
             _run_checked(
-                [sys.executable, GENCORPUS, tmp, "--docs", docs, "--files", files, "--seed", seed, "--jobs", os.cpu_count() or 1],
+                [sys.executable, Path(__file__).with_name("gencorpus_fixed.py"), GENCORPUS, tmp, "--docs", docs, "--files", files, "--seed", seed, "--jobs", os.cpu_count() or 1],
                 "gencorpus",
             )
             if target.exists():  # a half-built leftover without a manifest

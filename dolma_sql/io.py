@@ -125,9 +125,14 @@ def _first_invalid_utf8(binary: pa.LargeBinaryArray) -> int:
     raise AssertionError("no invalid line found")  # pragma: no cover
 
 
+def line_offsets(lines: pa.LargeStringArray) -> np.ndarray:
+    """The byte offsets of a large-string array's values in its data buffer (a view, no copy)."""
+    return np.frombuffer(lines.buffers()[1], dtype=np.int64, count=len(lines) + 1, offset=lines.offset * 8)
+
+
 def line_bytes(lines: pa.LargeStringArray) -> memoryview:
     """The UTF-8 bytes of consecutive lines (each keeps its ``\\n``), without copying: JSON lines for ``decode_lines``."""
-    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64, count=len(lines) + 1, offset=lines.offset * 8)
+    offsets = line_offsets(lines)
     return memoryview(lines.buffers()[2])[offsets[0] : offsets[-1]]
 
 
@@ -291,7 +296,7 @@ def _decode_string_fields(schema: pa.Schema, lines: pa.LargeStringArray, require
 
     if not len(lines):
         return None
-    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64, count=len(lines) + 1, offset=lines.offset * 8)
+    offsets = line_offsets(lines)
     data = lines.buffers()[2][offsets[0] : offsets[-1]]
     if not np.all(np.frombuffer(data, dtype=np.uint8)[offsets[:-1] - offsets[0]] == ord("{")):
         return None

@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dolma_sql.errors import ConfigError, DolmaSqlError, InputError
+from dolma_sql.io import line_bytes
 
 SCORE_DIGITS = 5
 """Scores are rounded to 5 decimals (dolma's TAGGER_SCORE_PRECISION)."""
@@ -344,8 +345,7 @@ def json_strings(values: pa.Array) -> pa.Array:
 def encode_rows(ids: pa.Array, attributes: pa.Array, sources: pa.Array) -> bytes:
     """``{"id":…,"attributes":{…},"source":…}\\n`` per row (dolma's field order), as one byte string."""
     lines = _concat('{"id":', json_strings(ids), ',"attributes":', attributes, ',"source":', json_strings(sources), "}\n")
-    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64, count=len(lines) + 1, offset=lines.offset * 8)
-    return lines.buffers()[2].to_pybytes()[offsets[0] : offsets[-1]] if len(lines) else b""
+    return bytes(line_bytes(lines)) if len(lines) else b""
 
 
 # ---------------------------------------------------------------------------------------------- running taggers

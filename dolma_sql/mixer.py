@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from dolma_sql import impact, layout
 from dolma_sql.errors import ConfigError, InputError
-from dolma_sql.executor import Counters, LocalExecutor, run_units
+from dolma_sql.executor import Counters, LocalExecutor, keep_freed_memory, run_units
 from dolma_sql.io import AtomicWriter, LineBatch, decode_object, iter_line_batches, line_bytes
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
 from dolma_sql.spans import SpanEdits, apply_spans, split_template
@@ -200,6 +200,7 @@ def run_shard(task: ShardTask) -> Counters:
 
 def _queried_batches(task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array | None], pa.Table]]:
     """Every batch of the shard's inputs, its attribute lines, and the stream query's result on them."""
+    keep_freed_memory()
     connection = duckdb.connect(config={"threads": task.threads})
     query = None  # parsed and planned once (40 ms for the jq bench recipe); each run reads the batch registered then
     for path in task.shard.inputs:

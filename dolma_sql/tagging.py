@@ -20,7 +20,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cached_property
 
 import msgspec
 import numpy as np
@@ -438,30 +438,13 @@ def unit_is_done(unit: TagUnit) -> bool:
     return True
 
 
-@cache
-def keep_freed_memory() -> None:
-    """Let glibc's malloc keep freed memory for reuse (once per process; no-op without glibc).
-
-    Every batch allocates and frees the same large numpy arrays; by default glibc maps each one
-    afresh and unmaps it on free, so every batch pays the kernel for zeroed pages again (a fifth to
-    a third of the system time of a gopher + c4 + pii + cld2 run). Peak RSS grows by a few percent.
-    """
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:
-        return
-    m_trim_threshold, m_mmap_threshold = -1, -3
-    libc.mallopt(m_mmap_threshold, 256 << 20)
-    libc.mallopt(m_trim_threshold, 512 << 20)
-
-
 def tag_file(unit: TagUnit) -> dict[str, float]:
     """Read ``unit.source`` once, run every tagger per batch, write each attribute file atomically."""
     from contextlib import ExitStack
 
     from dolma_sql.io import AtomicWriter, iter_document_batches
+
+    from dolma_sql.executor import keep_freed_memory
 
     keep_freed_memory()
     if unit.tagger_modules:

@@ -45,7 +45,7 @@ class _Text(msgspec.Struct):
     text: str
 
 
-_decode_texts = msgspec.json.Decoder(list[_Text]).decode  # dry runs: only the texts spans edit
+_decode_texts = msgspec.json.Decoder(_Text).decode_lines  # dry runs: only the texts spans edit
 
 
 @dataclass(frozen=True)
@@ -359,12 +359,12 @@ def _count_batch(batch: LineBatch, result: pa.Table, task: ShardTask, counters: 
     edits_by_rule = _collect_edits(result, kept_rows, batch, task) if len(kept_rows) else None
     if edits_by_rule is not None:
         edits, edited, rule_of_edit = edits_by_rule
-        lines = batch.lines.take(pa.array(kept_rows[edited])).to_pylist()
-        texts = pa.array([document.text for document in _decode_texts("[" + ",".join(lines) + "]")], pa.large_string())
+        documents = _decode_texts(line_bytes(batch.lines.take(pa.array(kept_rows[edited]))))
+        texts = pa.array([document.text for document in documents], pa.large_string())
         replaced = report.count_span_rules(texts, edits, rule_of_edit, len(task.plan.span_rules))
-        text_bytes[edited] = pa.compute.binary_length(replaced.cast(pa.large_binary())).to_numpy()
+        text_bytes[edited] = pc.binary_length(replaced.cast(pa.large_binary())).to_numpy()
         if stripped is not None:
-            stripped[edited] = [len(text.strip(UNICODE_WHITESPACE).encode("utf-8")) for text in replaced.to_pylist()]
+            stripped[edited] = [_utf8_length(text.strip(UNICODE_WHITESPACE)) for text in replaced.to_pylist()]
     too_short = stripped < min_length if stripped is not None else np.zeros(len(kept_rows), dtype=bool)
     report.count_kept(text_bytes, too_short)
 

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from dolma_sql import impact, layout
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.executor import Counters, LocalExecutor, keep_freed_memory, run_units
-from dolma_sql.io import AtomicWriter, LineBatch, decode_object, iter_line_batches, line_bytes
+from dolma_sql.io import BATCH_BYTES, AtomicWriter, LineBatch, decode_object, iter_line_batches, line_bytes
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
 from dolma_sql.spans import SpanEdits, apply_spans, split_template
 
@@ -36,8 +36,9 @@ UNICODE_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u200
 
 _decode = msgspec.json.Decoder().decode
 _decode_lines = msgspec.json.Decoder().decode_lines
-_encode = msgspec.json.Encoder(order="sorted").encode
+_encode_lines = msgspec.json.Encoder(order="sorted").encode_lines
 _ATTRIBUTE_KEYS = "SELECT DISTINCT unnest(json_keys(line, '$.attributes')) FROM lines"
+_KEY_SAMPLE_BYTES = 1 << 20
 _decode_spans = msgspec.json.Decoder(list[list[tuple[int, int, float]] | None]).decode
 
 
@@ -153,10 +154,11 @@ def _unshuffled_output(path: str, stream: StreamConfig) -> str:
 
 
 def _warn_missing_keys(plan: StreamPlan, first_file: str, stream: StreamConfig, warn: Callable[[str], None]) -> None:
-    """Warn about referenced attribute keys that no line of the stream's first attribute files contains.
+    """Warn about referenced attribute keys that the first lines of the stream's first attribute files lack.
 
     Absence is legal (a filter on a missing key simply never matches), but it is usually a
-    typo, so say which keys exist. The keys of every line are collected by one DuckDB pass.
+    typo, so say which keys exist. Taggers write every key on every line, so the keys of the
+    first MiB of lines (one DuckDB pass) stand for the file, and the check costs no start-up time.
     """
     if not plan.attribute_keys or not stream.attributes:
         return
@@ -166,19 +168,21 @@ def _warn_missing_keys(plan: StreamPlan, first_file: str, stream: StreamConfig, 
         path = layout.attribute_path(first_file, name, document_dir=stream.document_dir)
         if not os.path.exists(path):
             continue
-        for batch in iter_line_batches(path):
-            connection.register("lines", pa.table({"line": batch.lines}))
-            try:
-                keys = connection.sql(_ATTRIBUTE_KEYS).fetchall()
-            except duckdb.Error:
-                keys = []  # malformed lines are reported, with their line number, when the shard runs
-            finally:
-                connection.unregister("lines")
-            available.update(key for (key,) in keys)
+        batch = next(iter_line_batches(path, batch_bytes=_KEY_SAMPLE_BYTES), None)
+        if batch is None:
+            continue
+        connection.register("lines", pa.table({"line": batch.lines}))
+        try:
+            keys = connection.sql(_ATTRIBUTE_KEYS).fetchall()
+        except duckdb.Error:
+            keys = []  # malformed lines are reported, with their line number, when the shard runs
+        finally:
+            connection.unregister("lines")
+        available.update(key for (key,) in keys)
     missing = sorted(plan.attribute_keys - available)
     if missing:
         warn(
-            f"streams[{plan.index}]: filter keys {missing} are in no line of the attribute files of {first_file}; "
+            f"streams[{plan.index}]: filter keys {missing} are in none of the first lines of the attribute files of {first_file}; "
             f"available keys: {sorted(available)}"
         )
 
@@ -266,9 +270,9 @@ def _aligned_batches(path: str, task: ShardTask) -> Iterator[tuple[LineBatch, li
 class _LineCursor:
     """Hands out exactly ``n`` lines at a time from a file read in its own batches."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, batch_bytes: int = BATCH_BYTES) -> None:
         self.path = path
-        self._batches = iter_line_batches(path)
+        self._batches = iter_line_batches(path, batch_bytes=batch_bytes)
         self._buffer: list[pa.Array] = []
         self._buffered = 0
         self.lines_read = 0
@@ -281,13 +285,22 @@ class _LineCursor:
             self._buffer.append(batch.lines)
             self._buffered += len(batch)
 
-    def take(self, n: int) -> pa.Array:
+    def take(self, n: int) -> pa.Array | pa.ChunkedArray:
+        """The next ``n`` lines (fewer at the end of the file), as views of the batches read: never a copy."""
         self._fill(n)
-        joined = pa.concat_arrays(self._buffer) if len(self._buffer) != 1 else self._buffer[0]
-        taken, rest = joined.slice(0, n), joined.slice(n)
-        self._buffer, self._buffered = ([rest] if len(rest) else []), len(rest)
-        self.lines_read += len(taken)
-        return taken
+        pieces, needed = [], n
+        while needed and self._buffer:
+            head = self._buffer[0]
+            if len(head) <= needed:
+                pieces.append(self._buffer.pop(0))
+                needed -= len(head)
+            else:
+                pieces.append(head.slice(0, needed))
+                self._buffer[0] = head.slice(needed)
+                needed = 0
+        self._buffered -= n - needed
+        self.lines_read += n - needed
+        return pieces[0] if len(pieces) == 1 else pa.chunked_array(pieces, pa.large_string())
 
     def has_more(self) -> bool:
         self._fill(1)
@@ -398,6 +411,7 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
     )
     min_length = stream.output.min_text_length or 0
     basename = os.path.basename(batch.path)
+    line_numbers = (kept_rows + batch.first_line).tolist()
     out = []
     merging = merge_attributes and any(records is not None for records in attribute_records)
     for position, document in enumerate(documents):
@@ -409,18 +423,17 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
             document["attributes"] = merged
         for name in discard:
             document.pop(name, None)
-        if min_length and _utf8_length(document["text"].strip(UNICODE_WHITESPACE)) < min_length:
+        if min_length and _shorter_than(document["text"], min_length):
             counters["documents_too_short"] = counters.get("documents_too_short", 0) + 1
             continue
         metadata = document.get("metadata")
         if not isinstance(metadata, dict):
             metadata = document["metadata"] = {}
-        metadata["provenance"] = f"{basename}:{batch.first_line + int(kept_rows[position])}"
-        out.append(_encode(document))
+        metadata["provenance"] = f"{basename}:{line_numbers[position]}"
+        out.append(document)
     counters["documents_kept"] = counters.get("documents_kept", 0) + len(out)
     if out:
-        out.append(b"")
-        writer.write(b"\n".join(out))
+        writer.write(_encode_lines(out))
 
 
 _NO_SPANS = pa.array(["[]", "null"])
@@ -428,6 +441,20 @@ _NO_SPANS = pa.array(["[]", "null"])
 
 def _utf8_length(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8"))  # isascii() reads a flag: no copy
+
+
+_WHITESPACE = frozenset(UNICODE_WHITESPACE)
+
+
+def _shorter_than(text: str, min_length: int) -> bool:
+    """Whether ``text`` trimmed of Unicode whitespace has fewer than ``min_length`` UTF-8 bytes.
+
+    Copies nothing for the usual text, whose ends are no whitespace and whose code points alone
+    reach ``min_length`` (a code point is at least one byte).
+    """
+    if not text or text[0] in _WHITESPACE or text[-1] in _WHITESPACE:
+        text = text.strip(UNICODE_WHITESPACE)
+    return len(text) < min_length and _utf8_length(text) < min_length
 
 
 def _collect_edits(result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask) -> tuple[SpanEdits, list[int], np.ndarray] | None:

@@ -27,6 +27,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from dolma_sql.io import line_offsets
+
 
 @dataclass(frozen=True)
 class SpanEdits:
@@ -68,19 +70,20 @@ def apply_spans(texts: pa.Array, edits: SpanEdits) -> pa.LargeStringArray:
     last = np.r_[row[1:] != row[:-1], True]
     untouched = np.setdiff1d(np.arange(len(texts)), row)
 
-    def pieces(rows, keys, texts_):
-        return pl.DataFrame({"row": rows, "key": keys, "piece": texts_}, schema={"row": pl.Int64, "key": pl.Int64, "piece": pl.String})
-
+    # every output text is a run of pieces (gap, replacement, …, tail; or the untouched text):
+    # gathered in output order, the texts are consecutive slices of the pieces' one buffer
     gaps = source.gather(row).str.slice(previous_end, start - previous_end)
     tails = source.gather(row[last]).str.slice(end[last])
-    frames = [
-        pieces(row, 2 * order, gaps),
-        pieces(row, 2 * order + 1, _replacements(source, row, start, end, template, edits.templates)),
-        pieces(row[last], np.full(int(last.sum()), 2 * len(row)), tails),
-        pieces(untouched, np.zeros(len(untouched), np.int64), source.gather(untouched)),
-    ]
-    joined = pl.concat(frames).sort("row", "key").group_by("row", maintain_order=True).agg(pl.col("piece").str.join(""))
-    return joined["piece"].to_arrow().cast(pa.large_string())
+    replacements = _replacements(source, row, start, end, template, edits.templates)
+    pieces = pl.concat([gaps, replacements, tails, source.gather(untouched)])
+    piece_row = np.concatenate([row, row, row[last], untouched])
+    piece_rank = np.concatenate([2 * order, 2 * order + 1, np.full(int(last.sum()), 2 * len(row)), np.zeros(len(untouched), np.int64)])
+    in_order = np.lexsort((piece_rank, piece_row))
+    joined = pieces.gather(in_order).to_arrow().cast(pa.large_string())
+    joined = joined.combine_chunks() if isinstance(joined, pa.ChunkedArray) else joined
+    first_piece = np.searchsorted(piece_row[in_order], np.arange(len(texts) + 1))
+    offsets = line_offsets(joined)[first_piece]
+    return pa.LargeStringArray.from_buffers(len(texts), pa.py_buffer(offsets), joined.buffers()[2])
 
 
 def _replacements(source: pl.Series, row, start, end, template, templates: list[tuple[str, ...]]) -> pl.Series:

@@ -1,0 +1,62 @@
+"""Line batches: whatever the batch size and compression, batches are the file's lines, in order,
+numbered from 1, each keeping its newline; and the mixer's attribute cursor hands out exactly the
+lines asked for across its batch boundaries."""
+
+from __future__ import annotations
+
+import gzip
+import re
+
+import pytest
+import zstandard
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dolma_sql.errors import InputError
+from dolma_sql.io import iter_line_batches
+from dolma_sql.mixer import _LineCursor
+
+LINES = st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=40), max_size=30)
+COMPRESSORS = {"jsonl": lambda data: data, "jsonl.gz": gzip.compress, "jsonl.zst": zstandard.ZstdCompressor().compress}
+
+
+def write(tmp_path, data: str, suffix: str) -> str:
+    path = tmp_path / f"part.{suffix}"
+    path.write_bytes(COMPRESSORS[suffix](data.encode()))
+    return str(path)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=LINES, batch_bytes=st.integers(1, 64), suffix=st.sampled_from(sorted(COMPRESSORS)), trailing_newline=st.booleans())
+def test_batches_are_the_lines_of_the_file(tmp_path, lines, batch_bytes, suffix, trailing_newline):
+    data = "\n".join(lines) + ("\n" if trailing_newline and lines else "")
+    path = write(tmp_path, data, suffix)
+    expected = re.findall(r"[^\n]*\n|[^\n]+\Z", data)  # a line ends at a newline, or at the end when not empty
+    seen, next_line = [], 1
+    for batch in iter_line_batches(path, batch_bytes=batch_bytes):
+        assert batch.first_line == next_line and len(batch) > 0
+        seen.extend(batch.lines.to_pylist())
+        next_line += len(batch)
+    assert seen == expected
+
+
+def test_invalid_utf8_names_the_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"a": 2}\n{"a": "\xff"}\n')
+    with pytest.raises(InputError, match="invalid UTF-8") as error:
+        list(iter_line_batches(str(path), batch_bytes=4))
+    assert error.value.line == 3
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(count=st.integers(0, 40), batch_bytes=st.integers(1, 40), takes=st.lists(st.integers(0, 15), max_size=12))
+def test_cursor_hands_out_exact_line_runs(tmp_path, count, batch_bytes, takes):
+    lines = [f'{{"id": "{i}"}}' for i in range(count)]
+    cursor = _LineCursor(write(tmp_path, "".join(line + "\n" for line in lines), "jsonl.gz"), batch_bytes=batch_bytes)
+    position = 0
+    for n in takes:
+        taken = cursor.take(n).to_pylist()
+        assert taken == [line + "\n" for line in lines[position : position + n]]
+        position += len(taken)
+        assert cursor.lines_read == position
+    assert cursor.has_more() == (position < count)

@@ -4,15 +4,15 @@ The mixer's relation has the raw JSON text of the document (``doc``) and of each
 attribute line (``attr_0`` …). Parsing JSON is the expensive part, so every path a recipe reads
 is registered here, and the query parses each raw column ONCE:
 
-1. ``extracted``: ``json_extract(column, [paths…])`` per source column (plus one ``json_type``
-   list on ``doc`` when types are needed). From attribute lines only the value of each
-   referenced key (``$.attributes.k``) is taken.
+1. ``extracted``: ``json_extract(column, [paths…])`` per source column. From attribute lines
+   only the value of each referenced key (``$.attributes.k``) is taken.
 2. ``merged``: each referenced attribute key is merged across sources (the last attribute set
    holding the key wins, then the document's own ``attributes`` when it is an object; a JSON
    ``null`` is a real value and overrides) into a column ``key_<j>``; deeper paths into that
    small value (``[0][2]``) are extracted from it in one more list per key.
 
-Filters then index into those lists, whatever the number of rules.
+Filters then index into those lists, whatever the number of rules. A value's type is read off its
+extracted text (``J.json_type``), so types cost no parse of their own.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _MAP_TYPE = J.lit('"MAP(VARCHAR, JSON)"')
 
 
 class _Lists:
-    """Paths registered for one ``json_extract``/``json_type`` list, in order of first use."""
+    """Paths registered for one ``json_extract`` list, in order of first use."""
 
     def __init__(self, column: str) -> None:
         self.column = column
@@ -38,8 +38,8 @@ class _Lists:
         position = self.positions.setdefault(J.path_string(path), len(self.positions))
         return J.index(exp.column(self.column), position)
 
-    def call(self, function: str, source: exp.Expression) -> exp.Expression:
-        return J.alias(J.fn(function, source, J.array(*[J.lit(p) for p in self.positions])), self.column)
+    def extract(self, source: exp.Expression) -> exp.Expression:
+        return J.alias(J.fn("json_extract", source, J.array(*[J.lit(p) for p in self.positions])), self.column)
 
 
 class Document:
@@ -48,27 +48,42 @@ class Document:
     def __init__(self, n_attribute_sets: int) -> None:
         self.n_attribute_sets = n_attribute_sets
         self.sources = ["doc"] + [f"attr_{i}" for i in range(n_attribute_sets)]
-        self._raw: dict[tuple[str, str], _Lists] = {}  # (source, "values"|"types") -> lists
+        self._raw: dict[str, _Lists] = {}  # source -> its paths
         self._keys: dict[str, int] = {}  # merged attribute key -> j (column key_<j>)
-        self._deep: dict[tuple[str, str], _Lists] = {}  # (key, "values"|"types") -> lists on key_<j>
+        self._deep: dict[str, _Lists] = {}  # key -> paths into key_<j>
         self.attribute_keys: set[str] = set()
 
     # -- public lookups ------------------------------------------------------------------
     def value(self, path: Path) -> exp.Expression:
         """The JSON value at ``path`` of the merged document; SQL NULL when absent."""
-        return self._lookup("values", path)
+        if path[:1] == ("attributes",) and len(path) >= 2 and isinstance(path[1], str):
+            self.attribute_keys.add(path[1])
+        if path == ():
+            return self._root()
+        if self.n_attribute_sets == 0 or path[0] != "attributes":
+            return self.raw_value("doc", path)
+        if len(path) == 1:
+            return self._merged_attributes()
+        if isinstance(path[1], int):  # the merged attributes are an object: no positions
+            return J.missing()
+        j = self._keys.setdefault(path[1], len(self._keys))
+        for source in self.sources:  # register the key in every source now, so columns exist
+            self.raw_value(source, path[:2])
+        if len(path) == 2:
+            return exp.column(f"key_{j}")
+        return self._deep.setdefault(path[1], _Lists(f"key_{j}_values")).get(path[2:])
 
     def type(self, path: Path) -> exp.Expression:
         """DuckDB's ``json_type`` of the value at ``path`` (``'OBJECT'``, ``'NULL'`` …); NULL when absent."""
-        return self._lookup("types", path)
+        return J.lit("OBJECT") if self.is_object(path) else J.json_type(self.value(path))
 
     def raw_value(self, source: str, path: Path) -> exp.Expression:
         """The JSON value at ``path`` of one raw column (``doc``, ``attr_0`` …), no merging; NULL when absent."""
-        return self._raw_lookup("values", source, path)
+        return self._raw.setdefault(source, _Lists(f"{source}_values")).get(path)
 
     def raw_present(self, source: str) -> exp.Expression:
         """Whether the raw column has a line at all (a missing attribute set is NULL). Register a path first."""
-        return J.not_null(exp.column(self._raw[(source, "values")].column))
+        return J.not_null(exp.column(self._raw[source].column))
 
     def is_object(self, path: Path) -> bool:
         """Whether the value at ``path`` is an object in every document (known at compile time)."""
@@ -77,14 +92,10 @@ class Document:
     # -- the relation the filters read ------------------------------------------------------
     def relation(self) -> exp.Select:
         """``batch`` with every registered path extracted (the ``extracted`` and ``merged`` layers)."""
-        raw = [lists.call("json_extract" if kind == "values" else "json_type", exp.column(source))
-               for (source, kind), lists in self._raw.items()]
+        raw = [lists.extract(exp.column(source)) for source, lists in self._raw.items()]
         extracted = exp.select("row", *raw).from_("batch", copy=False)
-        merged_keys = []
-        for key, j in self._keys.items():
-            merged_keys.append(J.alias(self._merge_sources(key), f"key_{j}"))
-        deep = [lists.call("json_extract" if kind == "values" else "json_type", self._merge_sources(key))
-                for (key, kind), lists in self._deep.items()]
+        merged_keys = [J.alias(self._merge_sources(key), f"key_{j}") for key, j in self._keys.items()]
+        deep = [lists.extract(self._merge_sources(key)) for key, lists in self._deep.items()]
         passthrough = [lists.column for lists in self._raw.values()]
         return exp.select("row", *passthrough, *merged_keys, *deep).from_(extracted.subquery("extracted", copy=False), copy=False)
 
@@ -94,44 +105,21 @@ class Document:
         return [*passthrough, *(f"key_{j}" for j in self._keys.values()), *(lists.column for lists in self._deep.values())]
 
     # -- internals ------------------------------------------------------------------------
-    def _raw_lookup(self, kind: str, source: str, path: Path) -> exp.Expression:
-        lists = self._raw.setdefault((source, kind), _Lists(f"{source}_{kind}"))
-        return lists.get(path)
-
     def _merge_sources(self, key: str) -> exp.Expression:
         """The value of attribute ``key`` from the newest attribute set holding it, else the doc's."""
         path = ("attributes", key)
         newest_first = [f"attr_{i}" for i in reversed(range(self.n_attribute_sets))] + ["doc"]
-        return J.coalesce(*[self._raw_lookup("values", source, path) for source in newest_first])
-
-    def _lookup(self, kind: str, path: Path) -> exp.Expression:
-        if path[:1] == ("attributes",) and len(path) >= 2 and isinstance(path[1], str):
-            self.attribute_keys.add(path[1])
-        if path == ():
-            return J.lit("OBJECT") if kind == "types" else self._root()
-        if self.n_attribute_sets == 0 or path[0] != "attributes":
-            return self._raw_lookup(kind, "doc", path)
-        if len(path) == 1:
-            return J.lit("OBJECT") if kind == "types" else self._merged_attributes()
-        if isinstance(path[1], int):  # the merged attributes are an object: no positions
-            return J.missing() if kind == "values" else J.cast(exp.Null(), "VARCHAR")
-        j = self._keys.setdefault(path[1], len(self._keys))
-        for source in self.sources:  # register the key in every source now, so columns exist
-            self._raw_lookup("values", source, path[:2])
-        if len(path) == 2 and kind == "values":
-            return exp.column(f"key_{j}")
-        lists = self._deep.setdefault((path[1], kind), _Lists(f"key_{j}_{kind}"))
-        return lists.get(path[2:])
+        return J.coalesce(*[self.raw_value(source, path) for source in newest_first])
 
     def _as_map(self, value: exp.Expression) -> exp.Expression:
         return J.fn("json_transform", value, _MAP_TYPE)
 
     def _merged_attributes(self) -> exp.Expression:
-        maps = [self._as_map(self._raw_lookup("values", source, ("attributes",))) for source in self.sources]
+        maps = [self._as_map(self.raw_value(source, ("attributes",))) for source in self.sources]
         return J.coalesce(J.to_json(J.fn("map_concat", *maps)), J.json_literal({}))
 
     def _root(self) -> exp.Expression:
-        whole = self._raw_lookup("values", "doc", ())
+        whole = self.raw_value("doc", ())
         if self.n_attribute_sets == 0:
             return whole
         attributes = J.fn("map", J.array(J.lit("attributes")), J.array(self._merged_attributes()))

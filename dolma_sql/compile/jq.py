@@ -433,6 +433,9 @@ def _is_simple(expression: exp.Expression) -> bool:
     return isinstance(expression, (exp.Column, exp.Literal, exp.Boolean, exp.Null))
 
 
+_NULL_ONLY_ON_NULL = ("json_array_length", "left")  # functions whose result is NULL only for a NULL first argument
+
+
 def _never_null(expression: exp.Expression) -> bool:
     """Whether ``expression`` can be proved never NULL (never an error) from its shape alone."""
     if isinstance(expression, (exp.Literal, exp.Boolean)):
@@ -443,7 +446,7 @@ def _never_null(expression: exp.Expression) -> bool:
         return True
     if type(expression) is exp.Cast:  # a CAST fails loudly rather than giving NULL (TRY_CAST may)
         return _never_null(expression.this)
-    if isinstance(expression, exp.Anonymous) and expression.name.lower() == "json_array_length":
+    if isinstance(expression, exp.Anonymous) and expression.name.lower() in _NULL_ONLY_ON_NULL:
         return _never_null(expression.expressions[0])
     if isinstance(expression, exp.Coalesce):
         return any(_never_null(e) for e in [expression.this, *expression.expressions])
@@ -632,11 +635,14 @@ class JqCompiler:
             allowed = ["ARRAY" if isinstance(step, int) else "OBJECT", "NULL"]
             if ref.base is None and self.facts.get(prefix, _ANY_KIND) <= set(allowed):
                 continue
-            if ref.base is None:
-                kind = self.doc.type(prefix)
-            else:
+            if ref.base is not None:
                 kind = J.fn("json_type", ref.base, J.lit(J.path_string(prefix)))
-            checks.append(J.coalesce(J.paren(exp.Not(this=exp.In(this=kind, expressions=[J.lit(a) for a in allowed]))), exp.false()))
+                indexable = exp.In(this=kind, expressions=[J.lit(a) for a in allowed])
+            elif self.doc.is_object(prefix):
+                indexable = exp.false()  # a key step on an object was skipped above: this is an index step
+            else:
+                indexable = J.is_type(self.doc.value(prefix), *allowed)
+            checks.append(J.coalesce(J.paren(exp.Not(this=indexable)), exp.false()))
         return J.or_(*checks) if checks else None
 
     def json(self, value: Single) -> exp.Expression:
@@ -675,6 +681,14 @@ class JqCompiler:
             error = self._ref_error(value)
             return kind if error is None else J.case((error, J.cast(exp.Null(), "VARCHAR")), default=kind)
         return J.json_type(self.json(value))
+
+    def has_kind(self, value: Single, kinds: tuple[str, ...]) -> exp.Expression:
+        """Whether ``kind(value)`` is one of ``kinds`` (NULL = error); read off the JSON text of a document value."""
+        if isinstance(value, Ref) and value.base is None and self._known_kind(value.path) is None:
+            test = J.is_type(J.coalesce(self.doc.value(value.path), J.json_null()), *kinds)
+            error = self._ref_error(value)
+            return test if error is None else J.case((error, exp.Null()), default=test)
+        return exp.In(this=self.kind(value), expressions=[J.lit(k) for k in kinds])
 
     def truthy(self, value: Single) -> exp.Expression:
         """jq truthiness (only false and null are false); NULL on error."""
@@ -746,7 +760,7 @@ class JqCompiler:
             return self.literal(node.value)
         if isinstance(node, Negate):
             operand = self.single(self.compile(node.operand, dot), node, "negation")
-            negate = lambda v: Num(J.case((J.is_number(self.json(v)), exp.Neg(this=J.as_double(self.json(v))))))  # noqa: E731
+            negate = lambda v: Num(exp.Neg(this=J.as_double(self.json(v))))  # noqa: E731
             return self.let([operand], negate)
         if isinstance(node, Collect):
             if node.body is None:
@@ -766,7 +780,7 @@ class JqCompiler:
         if node.op == "//":
             return self.alternative(node, dot)
         if _tested_types(node) is not None:  # a test of the json_type: no type name is computed
-            return Bool(exp.In(this=self.kind(dot), expressions=[J.lit(k) for k in _tested_types(node)]))
+            return Bool(self.has_kind(dot, _tested_types(node)))
         left = self.compile(node.left, dot)
         if node.op == "and":  # the right side runs only where the left is truthy
             right = self.under(self.implied(node.left, dot), lambda: self.compile(node.right, dot))
@@ -1087,7 +1101,7 @@ class JqCompiler:
             test = J.is_type(J.var(element), *types, "NULL")
             return J.coalesce(J.fn("list_bool_and", J.list_transform(elements, element, test)), exp.true())
 
-        numbers = J.list_transform(elements, element, J.case((J.is_number(J.var(element)), J.as_double(J.var(element)))))
+        numbers = J.list_transform(elements, element, J.as_double(J.var(element)))
         strings = J.list_transform(elements, element, J.case((J.is_type(J.var(element), "VARCHAR"), J.as_string(J.var(element)))))
         return Val(J.case(
             (J.coalesce(J.paren(J.not_(is_kind("ARRAY"))), exp.true()), J.missing()),

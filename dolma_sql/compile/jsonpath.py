@@ -553,7 +553,7 @@ class JsonPathCompiler:
                 sides.append(J.lit(float(side.value)))
             else:
                 value = self._json(side, at)
-                sides.append(J.case((J.is_number(value), J.as_double(value))))
+                sides.append(J.as_double(value))
         return exp.LT(this=sides[0], expression=sides[1])
 
     def _size(self, compare: Compare, at: One) -> exp.Expression:

@@ -5,7 +5,7 @@ SELECT
     WHEN keep
     THEN CAST(CASE
       WHEN COALESCE((
-        NOT key_0_types[1] IN ('OBJECT', 'NULL')
+        NOT LEFT(CAST(key_0 AS TEXT), 1) IN ('{', 'n')
       ), FALSE)
       THEN CAST(NULL AS JSON)
       ELSE COALESCE(key_0_values[1], CAST('null' AS JSON))
@@ -15,7 +15,7 @@ SELECT
     WHEN keep
     THEN CAST(CASE
       WHEN COALESCE((
-        NOT key_0_types[1] IN ('OBJECT', 'NULL')
+        NOT LEFT(CAST(key_0 AS TEXT), 1) IN ('{', 'n')
       ), FALSE)
       THEN CAST(NULL AS JSON)
       ELSE COALESCE(key_0_values[2], CAST('null' AS JSON))
@@ -27,7 +27,6 @@ FROM (
     doc_values,
     attr_0_values,
     key_0,
-    key_0_types,
     key_0_values,
     TRUE AS keep
   FROM (
@@ -36,7 +35,6 @@ FROM (
       doc_values,
       attr_0_values,
       COALESCE(attr_0_values[1], doc_values[1]) AS key_0,
-      JSON_TYPE(COALESCE(attr_0_values[1], doc_values[1]), ['$']) AS key_0_types,
       JSON_EXTRACT(COALESCE(attr_0_values[1], doc_values[1]), ['$."email"', '$."company_name"']) AS key_0_values
     FROM (
       SELECT

@@ -13,15 +13,9 @@ FROM (
     CASE
       WHEN NOT (
         CASE
-          WHEN COALESCE(
-            (
-              CASE
-                WHEN JSON_TYPE(key_0_values[1]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                THEN TRY_CAST(key_0_values[1] AS DOUBLE)
-              END < 0.5
-            ),
-            FALSE
-          )
+          WHEN COALESCE((
+            TRY_CAST(CAST(key_0_values[1] AS TEXT) AS DOUBLE) < 0.5
+          ), FALSE)
           THEN TRUE
           ELSE FALSE
         END
@@ -34,15 +28,9 @@ FROM (
         NOT key_1_values[1] IS NULL
       )
       AND (
-        COALESCE(
-          (
-            0.5 < CASE
-              WHEN JSON_TYPE(key_1_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(key_1_values[2] AS DOUBLE)
-            END
-          ),
-          FALSE
-        )
+        COALESCE((
+          0.5 < TRY_CAST(CAST(key_1_values[2] AS TEXT) AS DOUBLE)
+        ), FALSE)
       )
       THEN FALSE
       ELSE TRUE

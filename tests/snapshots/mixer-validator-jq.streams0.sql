@@ -23,23 +23,14 @@ FROM (
     key_10,
     key_11,
     key_0_values,
-    key_0_types,
     key_1_values,
-    key_1_types,
     key_2_values,
-    key_2_types,
     key_3_values,
-    key_3_types,
     key_4_values,
-    key_4_types,
     key_5_values,
-    key_5_types,
     key_6_values,
-    key_6_types,
     key_7_values,
-    key_7_types,
     key_8_values,
-    key_8_types,
     CASE
       WHEN COALESCE(
         LIST_TRANSFORM(
@@ -47,7 +38,7 @@ FROM (
             (
               (
                 (
-                  COALESCE(key_0_types[1], 'NULL') IN ('ARRAY')
+                  LEFT(CAST(COALESCE(key_0, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
                 )
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_0, CAST('null' AS JSON))) AS DOUBLE)
@@ -62,7 +53,7 @@ FROM (
             AND (
               CASE
                 WHEN COALESCE((
-                  NOT key_0_types[2] IN ('ARRAY', 'NULL')
+                  NOT LEFT(CAST(key_0_values[2] AS TEXT), 1) IN ('[', 'n')
                 ), FALSE)
                 THEN NULL
                 ELSE NOT (
@@ -76,8 +67,10 @@ FROM (
             THEN NULL
             WHEN _v1
             THEN CASE
-              WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS DOUBLE) < 0.8
+              WHEN NOT (
+                LEFT(CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
+              )
+              THEN TRY_CAST(CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'NULL'
                 THEN 0
@@ -110,7 +103,7 @@ FROM (
             (
               (
                 (
-                  COALESCE(key_1_types[1], 'NULL') IN ('ARRAY')
+                  LEFT(CAST(COALESCE(key_1, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
                 )
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_1, CAST('null' AS JSON))) AS DOUBLE)
@@ -125,7 +118,7 @@ FROM (
             AND (
               CASE
                 WHEN COALESCE((
-                  NOT key_1_types[2] IN ('ARRAY', 'NULL')
+                  NOT LEFT(CAST(key_1_values[2] AS TEXT), 1) IN ('[', 'n')
                 ), FALSE)
                 THEN NULL
                 ELSE NOT (
@@ -139,8 +132,10 @@ FROM (
             THEN NULL
             WHEN _v3
             THEN CASE
-              WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS DOUBLE) < 0.8
+              WHEN NOT (
+                LEFT(CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
+              )
+              THEN TRY_CAST(CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'NULL'
                 THEN 0
@@ -173,7 +168,7 @@ FROM (
             (
               (
                 (
-                  COALESCE(key_2_types[1], 'NULL') IN ('ARRAY')
+                  LEFT(CAST(COALESCE(key_2, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
                 )
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_2, CAST('null' AS JSON))) AS DOUBLE)
@@ -188,7 +183,7 @@ FROM (
             AND (
               CASE
                 WHEN COALESCE((
-                  NOT key_2_types[2] IN ('ARRAY', 'NULL')
+                  NOT LEFT(CAST(key_2_values[2] AS TEXT), 1) IN ('[', 'n')
                 ), FALSE)
                 THEN NULL
                 ELSE NOT (
@@ -202,8 +197,10 @@ FROM (
             THEN NULL
             WHEN _v5
             THEN CASE
-              WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS DOUBLE) < 100.0
+              WHEN NOT (
+                LEFT(CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
+              )
+              THEN TRY_CAST(CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 100.0
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'NULL'
                 THEN 0
@@ -236,7 +233,7 @@ FROM (
             (
               (
                 (
-                  COALESCE(key_3_types[1], 'NULL') IN ('ARRAY')
+                  LEFT(CAST(COALESCE(key_3, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
                 )
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_3, CAST('null' AS JSON))) AS DOUBLE)
@@ -251,7 +248,7 @@ FROM (
             AND (
               CASE
                 WHEN COALESCE((
-                  NOT key_3_types[2] IN ('ARRAY', 'NULL')
+                  NOT LEFT(CAST(key_3_values[2] AS TEXT), 1) IN ('[', 'n')
                 ), FALSE)
                 THEN NULL
                 ELSE NOT (
@@ -265,8 +262,10 @@ FROM (
             THEN NULL
             WHEN _v7
             THEN CASE
-              WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN 0.5 < TRY_CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS DOUBLE)
+              WHEN NOT (
+                LEFT(CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
+              )
+              THEN 0.5 < TRY_CAST(CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'NULL'
                 THEN 0
@@ -299,7 +298,7 @@ FROM (
             (
               (
                 (
-                  COALESCE(key_4_types[1], 'NULL') IN ('ARRAY')
+                  LEFT(CAST(COALESCE(key_4, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
                 )
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_4, CAST('null' AS JSON))) AS DOUBLE)
@@ -314,7 +313,7 @@ FROM (
             AND (
               CASE
                 WHEN COALESCE((
-                  NOT key_4_types[2] IN ('ARRAY', 'NULL')
+                  NOT LEFT(CAST(key_4_values[2] AS TEXT), 1) IN ('[', 'n')
                 ), FALSE)
                 THEN NULL
                 ELSE NOT (
@@ -328,8 +327,10 @@ FROM (
             THEN NULL
             WHEN _v9
             THEN CASE
-              WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS DOUBLE) < 50.0
+              WHEN NOT (
+                LEFT(CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
+              )
+              THEN TRY_CAST(CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 50.0
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'NULL'
                 THEN 0
@@ -362,7 +363,7 @@ FROM (
             (
               (
                 (
-                  COALESCE(key_5_types[1], 'NULL') IN ('ARRAY')
+                  LEFT(CAST(COALESCE(key_5, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
                 )
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_5, CAST('null' AS JSON))) AS DOUBLE)
@@ -377,7 +378,7 @@ FROM (
             AND (
               CASE
                 WHEN COALESCE((
-                  NOT key_5_types[2] IN ('ARRAY', 'NULL')
+                  NOT LEFT(CAST(key_5_values[2] AS TEXT), 1) IN ('[', 'n')
                 ), FALSE)
                 THEN NULL
                 ELSE NOT (
@@ -391,8 +392,10 @@ FROM (
             THEN NULL
             WHEN _v11
             THEN CASE
-              WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN 0.1 < TRY_CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS DOUBLE)
+              WHEN NOT (
+                LEFT(CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
+              )
+              THEN 0.1 < TRY_CAST(CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'NULL'
                 THEN 0
@@ -425,7 +428,7 @@ FROM (
             (
               (
                 (
-                  COALESCE(key_6_types[1], 'NULL') IN ('ARRAY')
+                  LEFT(CAST(COALESCE(key_6, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
                 )
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_6, CAST('null' AS JSON))) AS DOUBLE)
@@ -440,7 +443,7 @@ FROM (
             AND (
               CASE
                 WHEN COALESCE((
-                  NOT key_6_types[2] IN ('ARRAY', 'NULL')
+                  NOT LEFT(CAST(key_6_values[2] AS TEXT), 1) IN ('[', 'n')
                 ), FALSE)
                 THEN NULL
                 ELSE NOT (
@@ -455,8 +458,10 @@ FROM (
             WHEN _v13
             THEN NOT (
               CASE
-                WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                THEN TRY_CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS DOUBLE) < 1.0
+                WHEN NOT (
+                  LEFT(CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
+                )
+                THEN TRY_CAST(CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 1.0
                 ELSE CASE
                   WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'NULL'
                   THEN 0
@@ -490,7 +495,7 @@ FROM (
             (
               (
                 (
-                  COALESCE(key_7_types[1], 'NULL') IN ('ARRAY')
+                  LEFT(CAST(COALESCE(key_7, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
                 )
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_7, CAST('null' AS JSON))) AS DOUBLE)
@@ -505,7 +510,7 @@ FROM (
             AND (
               CASE
                 WHEN COALESCE((
-                  NOT key_7_types[2] IN ('ARRAY', 'NULL')
+                  NOT LEFT(CAST(key_7_values[2] AS TEXT), 1) IN ('[', 'n')
                 ), FALSE)
                 THEN NULL
                 ELSE NOT (
@@ -519,8 +524,10 @@ FROM (
             THEN NULL
             WHEN _v15
             THEN CASE
-              WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN 0.5 < TRY_CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS DOUBLE)
+              WHEN NOT (
+                LEFT(CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
+              )
+              THEN 0.5 < TRY_CAST(CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'NULL'
                 THEN 0
@@ -553,7 +560,7 @@ FROM (
             (
               (
                 (
-                  COALESCE(key_8_types[1], 'NULL') IN ('ARRAY')
+                  LEFT(CAST(COALESCE(key_8, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
                 )
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_8, CAST('null' AS JSON))) AS DOUBLE)
@@ -568,7 +575,7 @@ FROM (
             AND (
               CASE
                 WHEN COALESCE((
-                  NOT key_8_types[2] IN ('ARRAY', 'NULL')
+                  NOT LEFT(CAST(key_8_values[2] AS TEXT), 1) IN ('[', 'n')
                 ), FALSE)
                 THEN NULL
                 ELSE NOT (
@@ -582,8 +589,10 @@ FROM (
             THEN NULL
             WHEN _v17
             THEN CASE
-              WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN 0.3 < TRY_CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS DOUBLE)
+              WHEN NOT (
+                LEFT(CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
+              )
+              THEN 0.3 < TRY_CAST(CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'NULL'
                 THEN 0
@@ -631,23 +640,14 @@ FROM (
       COALESCE(attr_1_values[11], attr_0_values[11], doc_values[11]) AS key_10,
       COALESCE(attr_1_values[12], attr_0_values[12], doc_values[12]) AS key_11,
       JSON_EXTRACT(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]), ['$[0][2]', '$[0]']) AS key_0_values,
-      JSON_TYPE(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]), ['$', '$[0]']) AS key_0_types,
       JSON_EXTRACT(COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]), ['$[0][2]', '$[0]']) AS key_1_values,
-      JSON_TYPE(COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]), ['$', '$[0]']) AS key_1_types,
       JSON_EXTRACT(COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]), ['$[0][2]', '$[0]']) AS key_2_values,
-      JSON_TYPE(COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]), ['$', '$[0]']) AS key_2_types,
       JSON_EXTRACT(COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]), ['$[0][2]', '$[0]']) AS key_3_values,
-      JSON_TYPE(COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]), ['$', '$[0]']) AS key_3_types,
       JSON_EXTRACT(COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]), ['$[0][2]', '$[0]']) AS key_4_values,
-      JSON_TYPE(COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]), ['$', '$[0]']) AS key_4_types,
       JSON_EXTRACT(COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]), ['$[0][2]', '$[0]']) AS key_5_values,
-      JSON_TYPE(COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]), ['$', '$[0]']) AS key_5_types,
       JSON_EXTRACT(COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]), ['$[0][2]', '$[0]']) AS key_6_values,
-      JSON_TYPE(COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]), ['$', '$[0]']) AS key_6_types,
       JSON_EXTRACT(COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]), ['$[0][2]', '$[0]']) AS key_7_values,
-      JSON_TYPE(COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]), ['$', '$[0]']) AS key_7_types,
-      JSON_EXTRACT(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$[0][2]', '$[0]']) AS key_8_values,
-      JSON_TYPE(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$', '$[0]']) AS key_8_types
+      JSON_EXTRACT(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$[0][2]', '$[0]']) AS key_8_values
     FROM (
       SELECT
         row,

@@ -39,15 +39,9 @@ FROM (
         NOT key_0_values[1] IS NULL
       )
       AND (
-        COALESCE(
-          (
-            CASE
-              WHEN JSON_TYPE(key_0_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(key_0_values[2] AS DOUBLE)
-            END < 0.8
-          ),
-          FALSE
-        )
+        COALESCE((
+          TRY_CAST(CAST(key_0_values[2] AS TEXT) AS DOUBLE) < 0.8
+        ), FALSE)
       )
       THEN FALSE
       WHEN (
@@ -57,15 +51,9 @@ FROM (
         NOT key_1_values[1] IS NULL
       )
       AND (
-        COALESCE(
-          (
-            CASE
-              WHEN JSON_TYPE(key_1_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(key_1_values[2] AS DOUBLE)
-            END < 0.8
-          ),
-          FALSE
-        )
+        COALESCE((
+          TRY_CAST(CAST(key_1_values[2] AS TEXT) AS DOUBLE) < 0.8
+        ), FALSE)
       )
       THEN FALSE
       WHEN (
@@ -75,15 +63,9 @@ FROM (
         NOT key_2_values[1] IS NULL
       )
       AND (
-        COALESCE(
-          (
-            CASE
-              WHEN JSON_TYPE(key_2_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(key_2_values[2] AS DOUBLE)
-            END < 100.0
-          ),
-          FALSE
-        )
+        COALESCE((
+          TRY_CAST(CAST(key_2_values[2] AS TEXT) AS DOUBLE) < 100.0
+        ), FALSE)
       )
       THEN FALSE
       WHEN (
@@ -96,17 +78,16 @@ FROM (
         COALESCE(
           (
             (
-              1.0 < CASE
-                WHEN JSON_TYPE(key_3_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                THEN TRY_CAST(key_3_values[2] AS DOUBLE)
-              END
+              1.0 < TRY_CAST(CAST(key_3_values[2] AS TEXT) AS DOUBLE)
             )
             OR (
               (
-                JSON_TYPE(key_3_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
+                NOT (
+                  LEFT(CAST(key_3_values[2] AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
+                )
               )
               AND (
-                TRY_CAST(key_3_values[2] AS DOUBLE) = 1.0
+                TRY_CAST(CAST(key_3_values[2] AS TEXT) AS DOUBLE) = 1.0
               )
             )
           ),
@@ -121,15 +102,9 @@ FROM (
         NOT key_4_values[1] IS NULL
       )
       AND (
-        COALESCE(
-          (
-            0.5 < CASE
-              WHEN JSON_TYPE(key_4_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(key_4_values[2] AS DOUBLE)
-            END
-          ),
-          FALSE
-        )
+        COALESCE((
+          0.5 < TRY_CAST(CAST(key_4_values[2] AS TEXT) AS DOUBLE)
+        ), FALSE)
       )
       THEN FALSE
       WHEN (
@@ -139,15 +114,9 @@ FROM (
         NOT key_5_values[1] IS NULL
       )
       AND (
-        COALESCE(
-          (
-            CASE
-              WHEN JSON_TYPE(key_5_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(key_5_values[2] AS DOUBLE)
-            END < 50.0
-          ),
-          FALSE
-        )
+        COALESCE((
+          TRY_CAST(CAST(key_5_values[2] AS TEXT) AS DOUBLE) < 50.0
+        ), FALSE)
       )
       THEN FALSE
       WHEN (
@@ -157,15 +126,9 @@ FROM (
         NOT key_6_values[1] IS NULL
       )
       AND (
-        COALESCE(
-          (
-            0.1 < CASE
-              WHEN JSON_TYPE(key_6_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(key_6_values[2] AS DOUBLE)
-            END
-          ),
-          FALSE
-        )
+        COALESCE((
+          0.1 < TRY_CAST(CAST(key_6_values[2] AS TEXT) AS DOUBLE)
+        ), FALSE)
       )
       THEN FALSE
       WHEN (
@@ -175,15 +138,9 @@ FROM (
         NOT key_7_values[1] IS NULL
       )
       AND (
-        COALESCE(
-          (
-            0.5 < CASE
-              WHEN JSON_TYPE(key_7_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(key_7_values[2] AS DOUBLE)
-            END
-          ),
-          FALSE
-        )
+        COALESCE((
+          0.5 < TRY_CAST(CAST(key_7_values[2] AS TEXT) AS DOUBLE)
+        ), FALSE)
       )
       THEN FALSE
       WHEN (
@@ -193,15 +150,9 @@ FROM (
         NOT key_8_values[1] IS NULL
       )
       AND (
-        COALESCE(
-          (
-            0.3 < CASE
-              WHEN JSON_TYPE(key_8_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-              THEN TRY_CAST(key_8_values[2] AS DOUBLE)
-            END
-          ),
-          FALSE
-        )
+        COALESCE((
+          0.3 < TRY_CAST(CAST(key_8_values[2] AS TEXT) AS DOUBLE)
+        ), FALSE)
       )
       THEN FALSE
       ELSE TRUE

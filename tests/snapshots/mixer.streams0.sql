@@ -5,7 +5,6 @@ FROM (
   SELECT
     row,
     doc_values,
-    doc_types,
     attr_0_values,
     attr_1_values,
     key_0,
@@ -16,31 +15,22 @@ FROM (
         CASE
           WHEN COALESCE(
             CASE
-              WHEN doc_types[1] = 'ARRAY'
+              WHEN JSON_TYPE(doc_values[1]) = 'ARRAY'
               THEN LEN(
                 LIST_FILTER(
                   JSON_EXTRACT(doc_values[1], '$[*]'),
                   LAMBDA _v0 : COALESCE(
                     (
-                      CASE
-                        WHEN JSON_TYPE(JSON_EXTRACT(_v0, '$."length"')) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                        THEN TRY_CAST(JSON_EXTRACT(_v0, '$."length"') AS DOUBLE)
-                      END < 10000.0
+                      TRY_CAST(CAST(JSON_EXTRACT(_v0, '$."length"') AS TEXT) AS DOUBLE) < 10000.0
                     ),
                     FALSE
                   )
                 )
               ) > 0
-              WHEN NOT doc_types[1] IS NULL
-              THEN COALESCE(
-                (
-                  CASE
-                    WHEN JSON_TYPE(doc_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                    THEN TRY_CAST(doc_values[2] AS DOUBLE)
-                  END < 10000.0
-                ),
-                FALSE
-              )
+              WHEN NOT JSON_TYPE(doc_values[1]) IS NULL
+              THEN COALESCE((
+                TRY_CAST(CAST(doc_values[2] AS TEXT) AS DOUBLE) < 10000.0
+              ), FALSE)
               ELSE FALSE
             END,
             FALSE
@@ -52,31 +42,22 @@ FROM (
       THEN FALSE
       WHEN COALESCE(
         CASE
-          WHEN doc_types[1] = 'ARRAY'
+          WHEN JSON_TYPE(doc_values[1]) = 'ARRAY'
           THEN LEN(
             LIST_FILTER(
               JSON_EXTRACT(doc_values[1], '$[*]'),
               LAMBDA _v1 : COALESCE(
                 (
-                  CASE
-                    WHEN JSON_TYPE(JSON_EXTRACT(_v1, '$."length"')) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                    THEN TRY_CAST(JSON_EXTRACT(_v1, '$."length"') AS DOUBLE)
-                  END < 500.0
+                  TRY_CAST(CAST(JSON_EXTRACT(_v1, '$."length"') AS TEXT) AS DOUBLE) < 500.0
                 ),
                 FALSE
               )
             )
           ) > 0
-          WHEN NOT doc_types[1] IS NULL
-          THEN COALESCE(
-            (
-              CASE
-                WHEN JSON_TYPE(doc_values[2]) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-                THEN TRY_CAST(doc_values[2] AS DOUBLE)
-              END < 500.0
-            ),
-            FALSE
-          )
+          WHEN NOT JSON_TYPE(doc_values[1]) IS NULL
+          THEN COALESCE((
+            TRY_CAST(CAST(doc_values[2] AS TEXT) AS DOUBLE) < 500.0
+          ), FALSE)
           ELSE FALSE
         END,
         FALSE
@@ -86,15 +67,9 @@ FROM (
         CAST(key_0_values[1] AS TEXT) = 'true'
       ), FALSE)
       THEN FALSE
-      WHEN COALESCE(
-        (
-          0.8 < CASE
-            WHEN JSON_TYPE(key_1) IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT', 'UHUGEINT')
-            THEN TRY_CAST(key_1 AS DOUBLE)
-          END
-        ),
-        FALSE
-      )
+      WHEN COALESCE((
+        0.8 < TRY_CAST(CAST(key_1 AS TEXT) AS DOUBLE)
+      ), FALSE)
       THEN FALSE
       ELSE TRUE
     END AS keep
@@ -102,7 +77,6 @@ FROM (
     SELECT
       row,
       doc_values,
-      doc_types,
       attr_0_values,
       attr_1_values,
       COALESCE(attr_1_values[1], attr_0_values[1], doc_values[3]) AS key_0,
@@ -120,7 +94,6 @@ FROM (
             '$."attributes"."toxicity"'
           ]
         ) AS doc_values,
-        JSON_TYPE(doc, ['$."metadata"']) AS doc_types,
         JSON_EXTRACT(attr_0, ['$."attributes"."pii"', '$."attributes"."toxicity"']) AS attr_0_values,
         JSON_EXTRACT(attr_1, ['$."attributes"."pii"', '$."attributes"."toxicity"']) AS attr_1_values
       FROM batch

@@ -359,24 +359,36 @@ def saved_results(results_file: Path, valid_for: str) -> dict[str, Row]:
 
 
 # ------------------------------------------------------------------------------ the I/O floor
-def _floor_file(task: tuple[str, str]) -> int:
-    """Decompress, parse every JSON line, re-serialize, recompress: the work no mixer can skip."""
+def _floor_file(task: tuple[str, str, tuple[str, ...]]) -> int:
+    """Decompress, parse every JSON line, re-serialize, recompress: the work no mixer can skip.
+
+    The files in ``task[2]`` (a mixer's attribute files for these documents) are decompressed
+    and parsed too, but not written.
+    """
     import msgspec
     from isal import igzip
 
-    source, target = task
+    source, target, also = task
     decoder, encoder = msgspec.json.Decoder(), msgspec.json.Encoder()
     count = 0
     with igzip.open(source, "rb") as reader, igzip.open(target, "wb") as writer:
         for line in reader:
             writer.write(encoder.encode(decoder.decode(line)) + b"\n")
             count += 1
+    for path in also:
+        with igzip.open(path, "rb") as reader:
+            for line in reader:
+                decoder.decode(line)
     return count
 
 
-def floor_cmd(files: Sequence[Path], out_dir: Path, processes: int) -> list[str]:
-    """The subprocess command measuring the floor (so its RSS is measured like everything else)."""
-    return [sys.executable, str(Path(__file__).resolve()), "floor", str(out_dir), *map(str, files), "--processes", str(processes)]
+def floor_cmd(files: Sequence[Path], out_dir: Path, processes: int, attributes: Sequence[str] = ()) -> list[str]:
+    """The subprocess command measuring the floor (so its RSS is measured like everything else).
+
+    With ``attributes``, the floor also reads those attribute sets of every file (dolma's layout).
+    """
+    return [sys.executable, str(Path(__file__).resolve()), "floor", str(out_dir), *map(str, files),
+            "--processes", str(processes), *(["--attributes", *attributes] if attributes else [])]
 
 
 def _floor_main(argv: Sequence[str]) -> int:
@@ -384,9 +396,11 @@ def _floor_main(argv: Sequence[str]) -> int:
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("files", nargs="+")
     parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--attributes", nargs="*", default=[], help="attribute sets read beside each file")
     args = parser.parse_args(argv)
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    tasks = [(f, str(args.out_dir / Path(f).name)) for f in args.files]
+    tasks = [(f, str(args.out_dir / Path(f).name), tuple(f.replace("/documents/", f"/attributes/{name}/") for name in args.attributes))
+             for f in args.files]
     if args.processes == 1:
         total = sum(map(_floor_file, tasks))
     else:

@@ -5,7 +5,8 @@
 On a generated corpus (cached) with upstream-made gopher, PII and paragraph-dedupe attributes
 (cached), it runs in one go:
 
-1. the floor: decompress + JSON parse + re-serialize + gzip of the same documents,
+1. the floor: decompress + JSON parse + re-serialize + gzip of the same documents (and, as a second
+   floor, the same plus decompressing and parsing the attribute files the mixer reads too),
 2. upstream ``dolma -c recipes/mix-jsonpath.yaml mix`` and 3. the jq twin,
 4. ``dolma-sql -c recipes/mix-jsonpath.yaml mix`` and 5. the jq twin,
 
@@ -137,15 +138,17 @@ def run_mix(system: str, cmd_prefix: list[str], syntax: str, corpus_dir: Path, o
 
 
 FLOOR = "floor: gunzip+parse+gzip"
-SYSTEMS = [FLOOR, *(f"upstream {s}" for s in SYNTAXES), *(f"dolma-sql {s}" for s in SYNTAXES)]
-CLI_NAMES = {"floor": FLOOR, **{s.replace(" ", "-"): s for s in SYSTEMS[1:]}}
+FLOOR_WITH_ATTRIBUTES = "floor + attribute files read"
+FLOORS = {FLOOR: (), FLOOR_WITH_ATTRIBUTES: ATTRIBUTE_SETS}
+SYSTEMS = [*FLOORS, *(f"upstream {s}" for s in SYNTAXES), *(f"dolma-sql {s}" for s in SYNTAXES)]
+CLI_NAMES = {"floor": FLOOR, "floor-attributes": FLOOR_WITH_ATTRIBUTES, **{s.replace(" ", "-"): s for s in SYSTEMS[2:]}}
 CHECKS = [("upstream jsonpath", "upstream jq")] + [(f"upstream {s}", f"dolma-sql {s}") for s in SYNTAXES]
 
 
 def run_system(system: str, corpus_dir: Path, run_dir: Path, processes: int) -> Row:
     info = corpus_info(corpus_dir)
-    if system == FLOOR:
-        result = measure(floor_cmd(info.files, run_dir / "floor", processes))
+    if system in FLOORS:
+        result = measure(floor_cmd(info.files, run_dir / "floor", processes, FLOORS[system]))
         shutil.rmtree(run_dir / "floor", ignore_errors=True)
         return Row.of(system, result, info)
     tool, syntax = system.split()
@@ -205,6 +208,8 @@ def main(argv=None) -> int:
     baselines = {f"× vs {upstream_best.system}": upstream_best.system} if upstream_best else {}
     if FLOOR in rows:
         baselines["× vs floor"] = FLOOR
+    if FLOOR_WITH_ATTRIBUTES in rows:
+        baselines["× vs floor+attrs"] = FLOOR_WITH_ATTRIBUTES
     print_table(table, title=f"mix: {info.docs:,} docs, {info.bytes_uncompressed / 1e6:,.0f} MB JSONL in {len(info.files)} files, "
                              f"{args.processes} processes", baselines=baselines)
     return 1 if mismatches or not all(r.ok for r in table) else 0

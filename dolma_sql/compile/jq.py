@@ -433,7 +433,7 @@ def _is_simple(expression: exp.Expression) -> bool:
     return isinstance(expression, (exp.Column, exp.Literal, exp.Boolean, exp.Null))
 
 
-_NULL_ONLY_ON_NULL = ("json_array_length", "left")  # functions whose result is NULL only for a NULL first argument
+_NULL_ONLY_ON_NULL = ("json_array_length", "starts_with")  # functions whose result is NULL only for a NULL first argument
 
 
 def _never_null(expression: exp.Expression) -> bool:

@@ -166,21 +166,21 @@ def _text_measures(doc: Document, whole: bool, strip: str | None) -> list[exp.Ex
     return measures
 
 
-def _starts_with(value: exp.Expression, prefix: str) -> exp.Expression:
-    """Whether a JSON value's text starts with ``prefix`` (its type, without parsing it again); FALSE when absent."""
-    return J.coalesce(J.fn("starts_with", J.cast(value, "VARCHAR"), J.lit(prefix)), exp.false())
+def _is(value: exp.Expression, json_type: str) -> exp.Expression:
+    """Whether a JSON value has ``json_type`` (read off its text, no parse); FALSE when absent."""
+    return J.coalesce(J.is_type(value, json_type), exp.false())
 
 
 def _alignment_problem(doc: Document) -> exp.Expression:
     """TRUE when the document lacks a string ``text`` or an attribute line does not line up with it."""
     document_id = doc.raw_value("doc", ("id",))
-    problems = [J.not_(_starts_with(doc.raw_value("doc", ("text",)), '"'))]
+    problems = [J.not_(_is(doc.raw_value("doc", ("text",)), "VARCHAR"))]
     for source in doc.sources[1:]:
         attribute_id = doc.raw_value(source, ("id",))
         attributes = doc.raw_value(source, ("attributes",))
         mismatch = J.or_(
             exp.NullSafeNEQ(this=J.cast(attribute_id, "VARCHAR"), expression=J.cast(document_id, "VARCHAR")),
-            J.not_(_starts_with(attributes, "{")),
+            J.not_(_is(attributes, "OBJECT")),
         )
         problems.append(J.and_(doc.raw_present(source), J.paren(mismatch)))
     return J.or_(*problems)

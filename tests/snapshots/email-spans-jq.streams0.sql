@@ -4,9 +4,16 @@ SELECT
   CASE
     WHEN keep
     THEN CAST(CASE
-      WHEN COALESCE((
-        NOT LEFT(CAST(key_0 AS TEXT), 1) IN ('{', 'n')
-      ), FALSE)
+      WHEN COALESCE(
+        (
+          NOT (
+            STARTS_WITH(CAST(key_0 AS TEXT), '{') OR (
+              CAST(key_0 AS TEXT) = 'null'
+            )
+          )
+        ),
+        FALSE
+      )
       THEN CAST(NULL AS JSON)
       ELSE COALESCE(key_0_values[1], CAST('null' AS JSON))
     END AS TEXT)
@@ -14,9 +21,16 @@ SELECT
   CASE
     WHEN keep
     THEN CAST(CASE
-      WHEN COALESCE((
-        NOT LEFT(CAST(key_0 AS TEXT), 1) IN ('{', 'n')
-      ), FALSE)
+      WHEN COALESCE(
+        (
+          NOT (
+            STARTS_WITH(CAST(key_0 AS TEXT), '{') OR (
+              CAST(key_0 AS TEXT) = 'null'
+            )
+          )
+        ),
+        FALSE
+      )
       THEN CAST(NULL AS JSON)
       ELSE COALESCE(key_0_values[2], CAST('null' AS JSON))
     END AS TEXT)

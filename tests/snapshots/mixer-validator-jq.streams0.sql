@@ -37,9 +37,7 @@ FROM (
           [
             (
               (
-                (
-                  LEFT(CAST(COALESCE(key_0, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
-                )
+                STARTS_WITH(CAST(COALESCE(key_0, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_0, CAST('null' AS JSON))) AS DOUBLE)
                 )
@@ -52,9 +50,17 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE((
-                  NOT LEFT(CAST(key_0_values[2] AS TEXT), 1) IN ('[', 'n')
-                ), FALSE)
+                WHEN COALESCE(
+                  (
+                    NOT (
+                      STARTS_WITH(CAST(key_0_values[2] AS TEXT), '[')
+                      OR (
+                        CAST(key_0_values[2] AS TEXT) = 'null'
+                      )
+                    )
+                  ),
+                  FALSE
+                )
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -67,9 +73,8 @@ FROM (
             THEN NULL
             WHEN _v1
             THEN CASE
-              WHEN NOT (
-                LEFT(CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
-              )
+              WHEN CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
               THEN TRY_CAST(CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'NULL'
@@ -102,9 +107,7 @@ FROM (
           [
             (
               (
-                (
-                  LEFT(CAST(COALESCE(key_1, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
-                )
+                STARTS_WITH(CAST(COALESCE(key_1, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_1, CAST('null' AS JSON))) AS DOUBLE)
                 )
@@ -117,9 +120,17 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE((
-                  NOT LEFT(CAST(key_1_values[2] AS TEXT), 1) IN ('[', 'n')
-                ), FALSE)
+                WHEN COALESCE(
+                  (
+                    NOT (
+                      STARTS_WITH(CAST(key_1_values[2] AS TEXT), '[')
+                      OR (
+                        CAST(key_1_values[2] AS TEXT) = 'null'
+                      )
+                    )
+                  ),
+                  FALSE
+                )
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -132,9 +143,8 @@ FROM (
             THEN NULL
             WHEN _v3
             THEN CASE
-              WHEN NOT (
-                LEFT(CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
-              )
+              WHEN CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
               THEN TRY_CAST(CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'NULL'
@@ -167,9 +177,7 @@ FROM (
           [
             (
               (
-                (
-                  LEFT(CAST(COALESCE(key_2, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
-                )
+                STARTS_WITH(CAST(COALESCE(key_2, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_2, CAST('null' AS JSON))) AS DOUBLE)
                 )
@@ -182,9 +190,17 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE((
-                  NOT LEFT(CAST(key_2_values[2] AS TEXT), 1) IN ('[', 'n')
-                ), FALSE)
+                WHEN COALESCE(
+                  (
+                    NOT (
+                      STARTS_WITH(CAST(key_2_values[2] AS TEXT), '[')
+                      OR (
+                        CAST(key_2_values[2] AS TEXT) = 'null'
+                      )
+                    )
+                  ),
+                  FALSE
+                )
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -197,9 +213,8 @@ FROM (
             THEN NULL
             WHEN _v5
             THEN CASE
-              WHEN NOT (
-                LEFT(CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
-              )
+              WHEN CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
               THEN TRY_CAST(CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 100.0
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'NULL'
@@ -232,9 +247,7 @@ FROM (
           [
             (
               (
-                (
-                  LEFT(CAST(COALESCE(key_3, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
-                )
+                STARTS_WITH(CAST(COALESCE(key_3, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_3, CAST('null' AS JSON))) AS DOUBLE)
                 )
@@ -247,9 +260,17 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE((
-                  NOT LEFT(CAST(key_3_values[2] AS TEXT), 1) IN ('[', 'n')
-                ), FALSE)
+                WHEN COALESCE(
+                  (
+                    NOT (
+                      STARTS_WITH(CAST(key_3_values[2] AS TEXT), '[')
+                      OR (
+                        CAST(key_3_values[2] AS TEXT) = 'null'
+                      )
+                    )
+                  ),
+                  FALSE
+                )
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -262,9 +283,8 @@ FROM (
             THEN NULL
             WHEN _v7
             THEN CASE
-              WHEN NOT (
-                LEFT(CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
-              )
+              WHEN CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
               THEN 0.5 < TRY_CAST(CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'NULL'
@@ -297,9 +317,7 @@ FROM (
           [
             (
               (
-                (
-                  LEFT(CAST(COALESCE(key_4, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
-                )
+                STARTS_WITH(CAST(COALESCE(key_4, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_4, CAST('null' AS JSON))) AS DOUBLE)
                 )
@@ -312,9 +330,17 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE((
-                  NOT LEFT(CAST(key_4_values[2] AS TEXT), 1) IN ('[', 'n')
-                ), FALSE)
+                WHEN COALESCE(
+                  (
+                    NOT (
+                      STARTS_WITH(CAST(key_4_values[2] AS TEXT), '[')
+                      OR (
+                        CAST(key_4_values[2] AS TEXT) = 'null'
+                      )
+                    )
+                  ),
+                  FALSE
+                )
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -327,9 +353,8 @@ FROM (
             THEN NULL
             WHEN _v9
             THEN CASE
-              WHEN NOT (
-                LEFT(CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
-              )
+              WHEN CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
               THEN TRY_CAST(CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 50.0
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'NULL'
@@ -362,9 +387,7 @@ FROM (
           [
             (
               (
-                (
-                  LEFT(CAST(COALESCE(key_5, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
-                )
+                STARTS_WITH(CAST(COALESCE(key_5, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_5, CAST('null' AS JSON))) AS DOUBLE)
                 )
@@ -377,9 +400,17 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE((
-                  NOT LEFT(CAST(key_5_values[2] AS TEXT), 1) IN ('[', 'n')
-                ), FALSE)
+                WHEN COALESCE(
+                  (
+                    NOT (
+                      STARTS_WITH(CAST(key_5_values[2] AS TEXT), '[')
+                      OR (
+                        CAST(key_5_values[2] AS TEXT) = 'null'
+                      )
+                    )
+                  ),
+                  FALSE
+                )
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -392,9 +423,8 @@ FROM (
             THEN NULL
             WHEN _v11
             THEN CASE
-              WHEN NOT (
-                LEFT(CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
-              )
+              WHEN CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
               THEN 0.1 < TRY_CAST(CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'NULL'
@@ -427,9 +457,7 @@ FROM (
           [
             (
               (
-                (
-                  LEFT(CAST(COALESCE(key_6, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
-                )
+                STARTS_WITH(CAST(COALESCE(key_6, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_6, CAST('null' AS JSON))) AS DOUBLE)
                 )
@@ -442,9 +470,17 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE((
-                  NOT LEFT(CAST(key_6_values[2] AS TEXT), 1) IN ('[', 'n')
-                ), FALSE)
+                WHEN COALESCE(
+                  (
+                    NOT (
+                      STARTS_WITH(CAST(key_6_values[2] AS TEXT), '[')
+                      OR (
+                        CAST(key_6_values[2] AS TEXT) = 'null'
+                      )
+                    )
+                  ),
+                  FALSE
+                )
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -458,9 +494,8 @@ FROM (
             WHEN _v13
             THEN NOT (
               CASE
-                WHEN NOT (
-                  LEFT(CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
-                )
+                WHEN CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
+                AND CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
                 THEN TRY_CAST(CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 1.0
                 ELSE CASE
                   WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'NULL'
@@ -494,9 +529,7 @@ FROM (
           [
             (
               (
-                (
-                  LEFT(CAST(COALESCE(key_7, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
-                )
+                STARTS_WITH(CAST(COALESCE(key_7, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_7, CAST('null' AS JSON))) AS DOUBLE)
                 )
@@ -509,9 +542,17 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE((
-                  NOT LEFT(CAST(key_7_values[2] AS TEXT), 1) IN ('[', 'n')
-                ), FALSE)
+                WHEN COALESCE(
+                  (
+                    NOT (
+                      STARTS_WITH(CAST(key_7_values[2] AS TEXT), '[')
+                      OR (
+                        CAST(key_7_values[2] AS TEXT) = 'null'
+                      )
+                    )
+                  ),
+                  FALSE
+                )
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -524,9 +565,8 @@ FROM (
             THEN NULL
             WHEN _v15
             THEN CASE
-              WHEN NOT (
-                LEFT(CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
-              )
+              WHEN CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
               THEN 0.5 < TRY_CAST(CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'NULL'
@@ -559,9 +599,7 @@ FROM (
           [
             (
               (
-                (
-                  LEFT(CAST(COALESCE(key_8, CAST('null' AS JSON)) AS TEXT), 1) IN ('[')
-                )
+                STARTS_WITH(CAST(COALESCE(key_8, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
                   0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_8, CAST('null' AS JSON))) AS DOUBLE)
                 )
@@ -574,9 +612,17 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE((
-                  NOT LEFT(CAST(key_8_values[2] AS TEXT), 1) IN ('[', 'n')
-                ), FALSE)
+                WHEN COALESCE(
+                  (
+                    NOT (
+                      STARTS_WITH(CAST(key_8_values[2] AS TEXT), '[')
+                      OR (
+                        CAST(key_8_values[2] AS TEXT) = 'null'
+                      )
+                    )
+                  ),
+                  FALSE
+                )
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -589,9 +635,8 @@ FROM (
             THEN NULL
             WHEN _v17
             THEN CASE
-              WHEN NOT (
-                LEFT(CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
-              )
+              WHEN CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
               THEN 0.3 < TRY_CAST(CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
                 WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'NULL'

@@ -82,9 +82,7 @@ FROM (
             )
             OR (
               (
-                NOT (
-                  LEFT(CAST(key_3_values[2] AS TEXT), 1) IN ('"', '[', '{', 'n', 't', 'f')
-                )
+                CAST(key_3_values[2] AS TEXT) >= '-' AND CAST(key_3_values[2] AS TEXT) < ':'
               )
               AND (
                 TRY_CAST(CAST(key_3_values[2] AS TEXT) AS DOUBLE) = 1.0

@@ -15,8 +15,12 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-import dolma_sql.commands
-from dolma_sql.errors import DolmaSqlError
+from dolma_sql.executor import tune_allocators
+
+tune_allocators()  # before any command module imports DuckDB or Polars
+
+import dolma_sql.commands  # noqa: E402
+from dolma_sql.errors import DolmaSqlError  # noqa: E402
 
 app = typer.Typer(
     name="dolma-sql",

@@ -48,6 +48,21 @@ def keep_freed_memory() -> None:
     libc.mallopt(m_trim_threshold, 512 << 20)
 
 
+_KEEP_DIRTY_PAGES = "dirty_decay_ms:-1,muzzy_decay_ms:-1"
+ALLOCATOR_ENVIRONMENT = {"DUCKDB_JE_MALLOC_CONF": _KEEP_DIRTY_PAGES, "_RJEM_MALLOC_CONF": _KEEP_DIRTY_PAGES}
+"""The jemalloc settings of DuckDB's and Polars' allocators: keep freed pages for reuse, as
+:func:`keep_freed_memory` does for glibc. By default both hand them back to the kernel within
+seconds, and every batch then faults them in again: with these, a mix spends about a third less
+system time (mix bench: 3.5-4.0 -> 2.6 s of 15 CPU-s) for a few percent more peak memory."""
+
+
+def tune_allocators() -> None:
+    """Set :data:`ALLOCATOR_ENVIRONMENT` where the user has not (before DuckDB or Polars is imported:
+    jemalloc reads it once; worker processes inherit it)."""
+    for key, value in ALLOCATOR_ENVIRONMENT.items():
+        os.environ.setdefault(key, value)
+
+
 class Executor(ABC):
     """Runs ``fn`` over units and yields ``(unit, counters or exception)`` as each finishes."""
 

@@ -94,6 +94,18 @@ def iter_line_batches(path: str, *, codec: str | None = None, batch_bytes: int =
             carry = buffer[ends[-1] if len(ends) else 0 : filled].copy()
 
 
+def head_lines(path: str, max_bytes: int) -> LineBatch | None:
+    """The first batch of whole lines within ``max_bytes`` of ``path`` (at least one line); None for an empty file.
+
+    For samples (keys, fields) that must not cost a read of the whole file; the file is closed at once.
+    """
+    batches = iter_line_batches(path, batch_bytes=max_bytes)
+    try:
+        return next(batches, None)
+    finally:
+        batches.close()
+
+
 def _read_into(reader: BinaryIO, target: memoryview, path: str) -> int:
     """Fill ``target`` from ``reader`` (short only at the end of the file); returns the bytes read."""
     filled = 0

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from dolma_sql import impact, layout
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.executor import Counters, LocalExecutor, keep_freed_memory, run_units
-from dolma_sql.io import BATCH_BYTES, AtomicWriter, LineBatch, decode_object, iter_line_batches, line_bytes
+from dolma_sql.io import BATCH_BYTES, AtomicWriter, LineBatch, decode_object, head_lines, iter_line_batches, line_bytes
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
 from dolma_sql.spans import SpanEdits, apply_spans, split_template
 
@@ -168,7 +168,7 @@ def _warn_missing_keys(plan: StreamPlan, first_file: str, stream: StreamConfig, 
         path = layout.attribute_path(first_file, name, document_dir=stream.document_dir)
         if not os.path.exists(path):
             continue
-        batch = next(iter_line_batches(path, batch_bytes=_KEY_SAMPLE_BYTES), None)
+        batch = head_lines(path, _KEY_SAMPLE_BYTES)
         if batch is None:
             continue
         connection.register("lines", pa.table({"line": batch.lines}))

@@ -21,7 +21,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from dolma_sql.errors import ConfigError, DolmaSqlError, InputError
-from dolma_sql.io import LineBatch, decode_object, iter_line_batches
+from dolma_sql.io import decode_object, head_lines, iter_line_batches
 from dolma_sql.layout import attribute_path, expand_globs
 from dolma_sql.sql import fill, load_sql, render
 
@@ -112,19 +112,9 @@ def discover(document_globs: list[str], attribute_names: list[str] | None = None
 def _key_sample(files: tuple[str, ...]) -> pa.Table:
     """The attribute lines keys are read from, in order: the whole first file, then the head of each later one."""
     lines = [batch.lines for batch in iter_line_batches(files[0])]
-    lines += [batch.lines for path in files[1:] for batch in _head(path)]
+    lines += [batch.lines for batch in (head_lines(path, HEAD_BYTES) for path in files[1:]) if batch is not None]
     joined = pa.concat_arrays(lines) if lines else pa.array([], pa.large_string())
     return pa.table({"position": np.arange(len(joined), dtype=np.int64), "line": joined})
-
-
-def _head(path: str) -> list[LineBatch]:
-    """The first batch of whole lines within ``HEAD_BYTES`` of ``path`` (at least one line); none for an empty file."""
-    batches = iter_line_batches(path, batch_bytes=HEAD_BYTES)
-    try:
-        first = next(batches, None)
-    finally:
-        batches.close()
-    return [first] if first is not None else []
 
 
 def _sets_beside(first_document: str, document_dir: str) -> list[str]:
@@ -137,9 +127,9 @@ def _sets_beside(first_document: str, document_dir: str) -> list[str]:
 def _document_columns(first_document: str) -> tuple[tuple[str, str], ...]:
     """dolma's fields, then any other top-level field of the first ``HEAD_BYTES`` of the first file, as JSON."""
     seen: dict[str, None] = {}
-    for batch in _head(first_document):
-        for offset, line in enumerate(batch.lines.to_pylist()):
-            seen.update(dict.fromkeys(decode_object(line, path=first_document, line=batch.first_line + offset)))
+    batch = head_lines(first_document, HEAD_BYTES)
+    for offset, line in enumerate(batch.lines.to_pylist() if batch is not None else []):
+        seen.update(dict.fromkeys(decode_object(line, path=first_document, line=batch.first_line + offset)))
     extra = [(name, "JSON") for name in seen if name not in DOCUMENT_FIELDS and name not in VIEW_COLUMNS]
     return (*DOCUMENT_FIELDS.items(), *extra)
 

@@ -442,9 +442,8 @@ def tag_file(unit: TagUnit) -> dict[str, float]:
     """Read ``unit.source`` once, run every tagger per batch, write each attribute file atomically."""
     from contextlib import ExitStack
 
-    from dolma_sql.io import AtomicWriter, iter_document_batches
-
     from dolma_sql.executor import keep_freed_memory
+    from dolma_sql.io import AtomicWriter, iter_document_batches
 
     keep_freed_memory()
     if unit.tagger_modules:

@@ -15,9 +15,9 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from dolma_sql.executor import tune_allocators
+from dolma_sql.executor import tune_runtime
 
-tune_allocators()  # before any command module imports DuckDB or Polars
+tune_runtime()  # before any command module imports DuckDB, Polars or NumPy
 
 import dolma_sql.commands  # noqa: E402
 from dolma_sql.errors import DolmaSqlError  # noqa: E402

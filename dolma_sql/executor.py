@@ -9,6 +9,7 @@ one uses processes, and a distributed one (Ray, …) only needs another ``map_un
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 from abc import ABC, abstractmethod
@@ -26,6 +27,22 @@ U = TypeVar("U")
 Counters = dict[str, float]
 
 console = Console(stderr=True)
+
+
+@contextlib.contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cycle collector for a unit that makes many short-lived acyclic objects.
+
+    A mix batch decodes thousands of documents into dicts, and each few hundred allocations set off
+    a collection that walks them all (3-4% of a mix's CPU); refcounting frees them anyway.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 @cache
@@ -49,17 +66,26 @@ def keep_freed_memory() -> None:
 
 
 _KEEP_DIRTY_PAGES = "dirty_decay_ms:-1,muzzy_decay_ms:-1"
-ALLOCATOR_ENVIRONMENT = {"DUCKDB_JE_MALLOC_CONF": _KEEP_DIRTY_PAGES, "_RJEM_MALLOC_CONF": _KEEP_DIRTY_PAGES}
-"""The jemalloc settings of DuckDB's and Polars' allocators: keep freed pages for reuse, as
-:func:`keep_freed_memory` does for glibc. By default both hand them back to the kernel within
-seconds, and every batch then faults them in again: with these, a mix spends about a third less
-system time (mix bench: 3.5-4.0 -> 2.6 s of 15 CPU-s) for a few percent more peak memory."""
+RUNTIME_ENVIRONMENT = {
+    "DUCKDB_JE_MALLOC_CONF": _KEEP_DIRTY_PAGES,
+    "_RJEM_MALLOC_CONF": _KEEP_DIRTY_PAGES,
+    "OPENBLAS_NUM_THREADS": "1",
+}
+"""Settings read once, when DuckDB, Polars and NumPy load.
+
+- The jemalloc settings of DuckDB's and Polars' allocators keep freed pages for reuse, as
+  :func:`keep_freed_memory` does for glibc. By default both hand them back to the kernel within
+  seconds, and every batch then faults them in again: with these, a mix spends about a third less
+  system time (mix bench: 3.5-4.0 -> 2.6 s of 15 CPU-s) for a few percent more peak memory.
+- NumPy's OpenBLAS starts a thread per core that spins between calls; nothing here uses BLAS, and
+  with one worker process per core those threads take CPU from the other workers (2% of a mix).
+"""
 
 
-def tune_allocators() -> None:
-    """Set :data:`ALLOCATOR_ENVIRONMENT` where the user has not (before DuckDB or Polars is imported:
-    jemalloc reads it once; worker processes inherit it)."""
-    for key, value in ALLOCATOR_ENVIRONMENT.items():
+def tune_runtime() -> None:
+    """Set :data:`RUNTIME_ENVIRONMENT` where the user has not (before DuckDB, Polars or NumPy is
+    imported; worker processes inherit it)."""
+    for key, value in RUNTIME_ENVIRONMENT.items():
         os.environ.setdefault(key, value)
 
 

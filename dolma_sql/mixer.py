@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from dolma_sql import impact, layout
 from dolma_sql.errors import ConfigError, InputError
-from dolma_sql.executor import Counters, LocalExecutor, keep_freed_memory, run_units
+from dolma_sql.executor import Counters, LocalExecutor, cyclic_gc_paused, keep_freed_memory, run_units
 from dolma_sql.io import BATCH_BYTES, AtomicWriter, LineBatch, decode_object, head_lines, iter_line_batches, line_bytes
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
 from dolma_sql.spans import SpanEdits, apply_spans, split_template
@@ -191,12 +191,13 @@ def run_shard(task: ShardTask) -> Counters:
     """Mix one shard (the unit of work). Skips a shard whose output already exists."""
     counters: Counters = {"shards": 1}
     if task.dry_run:
-        for batch, _, result in _queried_batches(task):
-            _count_batch(batch, result, task, counters)
+        with cyclic_gc_paused():
+            for batch, _, result in _queried_batches(task):
+                _count_batch(batch, result, task, counters)
         return counters
     if os.path.exists(task.shard.output):
         return {"shards_skipped": 1}
-    with AtomicWriter(task.shard.output) as writer:
+    with cyclic_gc_paused(), AtomicWriter(task.shard.output) as writer:
         for batch, attribute_lines, result in _queried_batches(task):
             _mix_batch(batch, attribute_lines, result, task, writer, counters)
     return counters

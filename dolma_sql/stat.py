@@ -29,7 +29,7 @@ import pyarrow.json
 
 from dolma_sql.errors import InputError
 from dolma_sql.executor import LocalExecutor, run_units
-from dolma_sql.io import AtomicWriter, iter_line_batches, open_reader
+from dolma_sql.io import AtomicWriter, iter_line_batches, read_bytes
 
 MANTISSA_STEPS = 100_000
 """Buckets per power of two (dolma's ``FixedBucketsValTracker(n=5)``)."""
@@ -154,8 +154,7 @@ def _first_seen_order(column: pa.StructArray, data: bytes) -> list[int]:
 
 def _read_attributes(path: str) -> tuple[bytes, pa.Table, int]:
     """The file's decompressed bytes (kept to look lines up), its lines as a table, and its line count."""
-    with open_reader(path) as reader:
-        data = reader.read()
+    data = read_bytes(path)
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
     if not data.strip():
         return data, pa.table({}), lines

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dolma_sql.errors import InputError
-from dolma_sql.io import iter_line_batches
+from dolma_sql.io import iter_line_batches, open_reader, read_bytes
 from dolma_sql.mixer import _LineCursor
 
 LINES = st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=40), max_size=30)
@@ -46,6 +46,28 @@ def test_invalid_utf8_names_the_line(tmp_path):
     with pytest.raises(InputError, match="invalid UTF-8") as error:
         list(iter_line_batches(str(path), batch_bytes=4))
     assert error.value.line == 3
+
+
+def test_gzip_members_are_read_in_turn(tmp_path):
+    path = tmp_path / "part.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"a": 1}\n{"a": 2}') + gzip.compress(b'\n{"a": 3}\n'))
+    assert [line for batch in iter_line_batches(str(path), batch_bytes=5) for line in batch.lines.to_pylist()] == [
+        '{"a": 1}\n', '{"a": 2}\n', '{"a": 3}\n'
+    ]
+    with open_reader(str(path)) as reader:
+        assert reader.read() == b'{"a": 1}\n{"a": 2}\n{"a": 3}\n'
+
+
+@pytest.mark.parametrize("damage", ["truncated", "corrupt"])
+def test_damaged_gzip_is_an_error_naming_the_file(tmp_path, damage):
+    data = gzip.compress("".join(f'{{"id": "{i}", "text": "{i * 7919}"}}\n' for i in range(2000)).encode())
+    data = data[: len(data) // 2] if damage == "truncated" else data[:20] + bytes(b ^ 0x5A for b in data[20:60]) + data[60:]
+    path = tmp_path / "part.jsonl.gz"
+    path.write_bytes(data)
+    for read in (lambda: list(iter_line_batches(str(path))), lambda: read_bytes(str(path))):
+        with pytest.raises(InputError, match="cannot decompress") as error:
+            read()
+        assert error.value.path == str(path)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -246,3 +246,17 @@ def test_jq_runtime_error_names_rule_file_and_line(tmp_path):
     assert error.value.line == 3 and error.value.path.endswith("documents/0.jsonl")
     assert "streams[0].filter.exclude[0]" in str(error.value)
     assert_nothing_written(tmp_path)
+
+
+def test_a_failed_shard_does_not_spoil_the_next_in_the_same_process(tmp_path):
+    """Shards share their process's DuckDB connection: one that fails on a malformed line leaves it usable."""
+    write_lines(tmp_path / "documents" / "0.jsonl", ['{"id":"0","text":"a"}', "not json"])
+    write_lines(tmp_path / "documents" / "1.jsonl", [json.dumps(d) for d in DOCS])
+    path = recipe(tmp_path, output={"path": str(tmp_path / "out"), "max_size_in_bytes": 1})
+    path.write_text(yaml.safe_dump({**yaml.safe_load(path.read_text()), "processes": 1}))  # both shards in this process, in order
+    with pytest.raises(InputError, match="malformed JSON"):
+        run(path)
+    outputs = sorted(p for p in os.listdir(tmp_path / "out") if not p.startswith("."))
+    assert len(outputs) == 1
+    with gzip.open(tmp_path / "out" / outputs[0], "rt") as handle:
+        assert [json.loads(line)["id"] for line in handle] == [d["id"] for d in DOCS]

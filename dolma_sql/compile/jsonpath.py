@@ -339,6 +339,33 @@ def parse(text: str, config_path: str | None = None) -> PathExpr:
 # ---------------------------------------------------------------------------------------------
 # Translation
 
+_ORDERINGS = ("<", "<=", ">", ">=")
+
+
+def _without_implied_tests(operands: tuple[Condition, ...]) -> tuple[Condition, ...]:
+    """The operands of an ``&&`` without the existence tests another operand implies.
+
+    In dolma's idiom ``@.x && @.x[0] && @.x[0][2] >= 0.5`` the comparison holds only where
+    ``@.x[0][2]`` exists (an ordering is false on a missing value), and a path exists only where
+    its prefixes do, so ``@.x`` and ``@.x[0]`` add nothing but two more JSON extractions per rule.
+    Each operand compiles to a never-NULL condition, so dropping an implied one keeps the result.
+    """
+    compared = [
+        side
+        for operand in operands
+        if isinstance(operand, Compare) and operand.op in _ORDERINGS
+        for side in (operand.left, operand.right)
+        if isinstance(side, PathExpr)
+    ]
+
+    def implied(operand: Condition) -> bool:
+        if not isinstance(operand, Exists) or not isinstance(operand.operand, PathExpr):
+            return False
+        tested = operand.operand
+        return any(path.root == tested.root and path.segments[: len(tested.segments)] == tested.segments for path in compared)
+
+    return tuple(operand for operand in operands if not implied(operand))
+
 
 @dataclass(frozen=True)
 class One:
@@ -478,8 +505,9 @@ class JsonPathCompiler:
     # -- conditions ------------------------------------------------------------------------
     def _condition(self, condition: Condition, at: One) -> exp.Expression:
         if isinstance(condition, BoolOp):
-            parts = [self._condition(c, at) for c in condition.operands]
-            return J.and_(*parts) if condition.op == "&&" else J.or_(*parts)
+            if condition.op == "||":
+                return J.or_(*[self._condition(c, at) for c in condition.operands])
+            return J.and_(*[self._condition(c, at) for c in _without_implied_tests(condition.operands)])
         if isinstance(condition, Not):
             return J.not_(self._condition(condition.operand, at))
         if isinstance(condition, Exists):

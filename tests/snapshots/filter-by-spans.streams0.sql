@@ -21,17 +21,9 @@ FROM (
         END
       )
       THEN FALSE
-      WHEN (
-        NOT key_1 IS NULL
-      )
-      AND (
-        NOT key_1_values[1] IS NULL
-      )
-      AND (
-        COALESCE((
-          0.5 < TRY_CAST(CAST(key_1_values[2] AS TEXT) AS DOUBLE)
-        ), FALSE)
-      )
+      WHEN COALESCE((
+        0.5 < TRY_CAST(CAST(key_1_values[1] AS TEXT) AS DOUBLE)
+      ), FALSE)
       THEN FALSE
       ELSE TRUE
     END AS keep
@@ -43,7 +35,7 @@ FROM (
       COALESCE(attr_0_values[1], doc_values[1]) AS key_0,
       COALESCE(attr_0_values[2], doc_values[2]) AS key_1,
       JSON_EXTRACT(COALESCE(attr_0_values[1], doc_values[1]), ['$[0][2]']) AS key_0_values,
-      JSON_EXTRACT(COALESCE(attr_0_values[2], doc_values[2]), ['$[0]', '$[0][2]']) AS key_1_values
+      JSON_EXTRACT(COALESCE(attr_0_values[2], doc_values[2]), ['$[0][2]']) AS key_1_values
     FROM (
       SELECT
         row,

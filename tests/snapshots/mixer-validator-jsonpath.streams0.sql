@@ -32,126 +32,54 @@ FROM (
     key_7_values,
     key_8_values,
     CASE
-      WHEN (
-        NOT key_0 IS NULL
-      )
-      AND (
-        NOT key_0_values[1] IS NULL
-      )
-      AND (
-        COALESCE((
-          TRY_CAST(CAST(key_0_values[2] AS TEXT) AS DOUBLE) < 0.8
-        ), FALSE)
-      )
+      WHEN COALESCE((
+        TRY_CAST(CAST(key_0_values[1] AS TEXT) AS DOUBLE) < 0.8
+      ), FALSE)
       THEN FALSE
-      WHEN (
-        NOT key_1 IS NULL
-      )
-      AND (
-        NOT key_1_values[1] IS NULL
-      )
-      AND (
-        COALESCE((
-          TRY_CAST(CAST(key_1_values[2] AS TEXT) AS DOUBLE) < 0.8
-        ), FALSE)
-      )
+      WHEN COALESCE((
+        TRY_CAST(CAST(key_1_values[1] AS TEXT) AS DOUBLE) < 0.8
+      ), FALSE)
       THEN FALSE
-      WHEN (
-        NOT key_2 IS NULL
-      )
-      AND (
-        NOT key_2_values[1] IS NULL
-      )
-      AND (
-        COALESCE((
-          TRY_CAST(CAST(key_2_values[2] AS TEXT) AS DOUBLE) < 100.0
-        ), FALSE)
-      )
+      WHEN COALESCE((
+        TRY_CAST(CAST(key_2_values[1] AS TEXT) AS DOUBLE) < 100.0
+      ), FALSE)
       THEN FALSE
-      WHEN (
-        NOT key_3 IS NULL
-      )
-      AND (
-        NOT key_3_values[1] IS NULL
-      )
-      AND (
-        COALESCE(
+      WHEN COALESCE(
+        (
           (
+            1.0 < TRY_CAST(CAST(key_3_values[1] AS TEXT) AS DOUBLE)
+          )
+          OR (
             (
-              1.0 < TRY_CAST(CAST(key_3_values[2] AS TEXT) AS DOUBLE)
+              CAST(key_3_values[1] AS TEXT) >= '-' AND CAST(key_3_values[1] AS TEXT) < ':'
             )
-            OR (
-              (
-                CAST(key_3_values[2] AS TEXT) >= '-' AND CAST(key_3_values[2] AS TEXT) < ':'
-              )
-              AND (
-                TRY_CAST(CAST(key_3_values[2] AS TEXT) AS DOUBLE) = 1.0
-              )
+            AND (
+              TRY_CAST(CAST(key_3_values[1] AS TEXT) AS DOUBLE) = 1.0
             )
-          ),
-          FALSE
-        )
+          )
+        ),
+        FALSE
       )
       THEN FALSE
-      WHEN (
-        NOT key_4 IS NULL
-      )
-      AND (
-        NOT key_4_values[1] IS NULL
-      )
-      AND (
-        COALESCE((
-          0.5 < TRY_CAST(CAST(key_4_values[2] AS TEXT) AS DOUBLE)
-        ), FALSE)
-      )
+      WHEN COALESCE((
+        0.5 < TRY_CAST(CAST(key_4_values[1] AS TEXT) AS DOUBLE)
+      ), FALSE)
       THEN FALSE
-      WHEN (
-        NOT key_5 IS NULL
-      )
-      AND (
-        NOT key_5_values[1] IS NULL
-      )
-      AND (
-        COALESCE((
-          TRY_CAST(CAST(key_5_values[2] AS TEXT) AS DOUBLE) < 50.0
-        ), FALSE)
-      )
+      WHEN COALESCE((
+        TRY_CAST(CAST(key_5_values[1] AS TEXT) AS DOUBLE) < 50.0
+      ), FALSE)
       THEN FALSE
-      WHEN (
-        NOT key_6 IS NULL
-      )
-      AND (
-        NOT key_6_values[1] IS NULL
-      )
-      AND (
-        COALESCE((
-          0.1 < TRY_CAST(CAST(key_6_values[2] AS TEXT) AS DOUBLE)
-        ), FALSE)
-      )
+      WHEN COALESCE((
+        0.1 < TRY_CAST(CAST(key_6_values[1] AS TEXT) AS DOUBLE)
+      ), FALSE)
       THEN FALSE
-      WHEN (
-        NOT key_7 IS NULL
-      )
-      AND (
-        NOT key_7_values[1] IS NULL
-      )
-      AND (
-        COALESCE((
-          0.5 < TRY_CAST(CAST(key_7_values[2] AS TEXT) AS DOUBLE)
-        ), FALSE)
-      )
+      WHEN COALESCE((
+        0.5 < TRY_CAST(CAST(key_7_values[1] AS TEXT) AS DOUBLE)
+      ), FALSE)
       THEN FALSE
-      WHEN (
-        NOT key_8 IS NULL
-      )
-      AND (
-        NOT key_8_values[1] IS NULL
-      )
-      AND (
-        COALESCE((
-          0.3 < TRY_CAST(CAST(key_8_values[2] AS TEXT) AS DOUBLE)
-        ), FALSE)
-      )
+      WHEN COALESCE((
+        0.3 < TRY_CAST(CAST(key_8_values[1] AS TEXT) AS DOUBLE)
+      ), FALSE)
       THEN FALSE
       ELSE TRUE
     END AS keep
@@ -173,15 +101,15 @@ FROM (
       COALESCE(attr_1_values[10], attr_0_values[10], doc_values[10]) AS key_9,
       COALESCE(attr_1_values[11], attr_0_values[11], doc_values[11]) AS key_10,
       COALESCE(attr_1_values[12], attr_0_values[12], doc_values[12]) AS key_11,
-      JSON_EXTRACT(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]), ['$[0]', '$[0][2]']) AS key_0_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]), ['$[0]', '$[0][2]']) AS key_1_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]), ['$[0]', '$[0][2]']) AS key_2_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]), ['$[0]', '$[0][2]']) AS key_3_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]), ['$[0]', '$[0][2]']) AS key_4_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]), ['$[0]', '$[0][2]']) AS key_5_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]), ['$[0]', '$[0][2]']) AS key_6_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]), ['$[0]', '$[0][2]']) AS key_7_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$[0]', '$[0][2]']) AS key_8_values
+      JSON_EXTRACT(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]), ['$[0][2]']) AS key_0_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]), ['$[0][2]']) AS key_1_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]), ['$[0][2]']) AS key_2_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]), ['$[0][2]']) AS key_3_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]), ['$[0][2]']) AS key_4_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]), ['$[0][2]']) AS key_5_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]), ['$[0][2]']) AS key_6_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]), ['$[0][2]']) AS key_7_values,
+      JSON_EXTRACT(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$[0][2]']) AS key_8_values
     FROM (
       SELECT
         row,

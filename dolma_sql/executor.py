@@ -65,18 +65,19 @@ def keep_freed_memory() -> None:
     libc.mallopt(m_trim_threshold, 512 << 20)
 
 
-_KEEP_DIRTY_PAGES = "dirty_decay_ms:-1,muzzy_decay_ms:-1"
 RUNTIME_ENVIRONMENT = {
-    "DUCKDB_JE_MALLOC_CONF": _KEEP_DIRTY_PAGES,
-    "_RJEM_MALLOC_CONF": _KEEP_DIRTY_PAGES,
+    "DUCKDB_JE_MALLOC_CONF": "dirty_decay_ms:2000,muzzy_decay_ms:2000",
+    "_RJEM_MALLOC_CONF": "dirty_decay_ms:-1,muzzy_decay_ms:-1",
     "OPENBLAS_NUM_THREADS": "1",
 }
 """Settings read once, when DuckDB, Polars and NumPy load.
 
-- The jemalloc settings of DuckDB's and Polars' allocators keep freed pages for reuse, as
-  :func:`keep_freed_memory` does for glibc. By default both hand them back to the kernel within
-  seconds, and every batch then faults them in again: with these, a mix spends about a third less
-  system time (mix bench: 3.5-4.0 -> 2.6 s of 15 CPU-s) for a few percent more peak memory.
+- Polars' jemalloc keeps freed pages for reuse, as :func:`keep_freed_memory` does for glibc; by
+  default it hands them back to the kernel within seconds and every batch faults them in again.
+- DuckDB's jemalloc hands back pages unused for 2 s. A process keeps one connection for all the
+  shards it mixes: its default decay cost a mix about a second of system time, and keeping every
+  freed page let fragmentation grow RSS shard after shard (530 -> 1,125 MB over 10 shards of the mix
+  bench); with 2 s a shard's working pages stay and RSS levels off (650-850 MB per process).
 - NumPy's OpenBLAS starts a thread per core that spins between calls; nothing here uses BLAS, and
   with one worker process per core those threads take CPU from the other workers (2% of a mix).
 """

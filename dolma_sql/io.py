@@ -63,16 +63,10 @@ class _GzipReader(io.RawIOBase):
         return True
 
     def readinto(self, buffer) -> int:
-        try:
-            return self._decoder.readinto(buffer)
-        except isal_zlib.IsalError as error:  # corrupt data; not an OSError, unlike the other decoders' errors
-            raise OSError(f"invalid gzip data: {error}") from error
+        return self._decoder.readinto(buffer)
 
     def readall(self) -> bytes:
-        chunks = []
-        while chunk := self.read(1 << 24):
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return self._decoder.readall()
 
     def close(self) -> None:
         if not self.closed:
@@ -167,7 +161,7 @@ def _decompressing(path: str) -> Iterator[None]:
     """Turn a decoder's complaint (truncated or corrupt data) into an error naming the file."""
     try:
         yield
-    except (OSError, EOFError, zstandard.ZstdError) as error:
+    except (OSError, EOFError, isal_zlib.IsalError, zstandard.ZstdError) as error:  # ISA-L's corrupt-data error is no OSError
         raise InputError(
             f"cannot decompress ({error})",
             path=path,

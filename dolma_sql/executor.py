@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import multiprocessing
 import os
 from abc import ABC, abstractmethod
@@ -105,23 +106,51 @@ class LocalExecutor(Executor):
     calling process one of the ``processes``: it runs units itself between collecting the pool's
     results, so one worker fewer is spawned (each re-imports the libraries the caller already has,
     about half a CPU second); for callers with nothing else to do while units run.
+
+    Used as a context manager, it starts the workers on entry, and each imports ``preload`` (the
+    module of the unit function) while the caller is still preparing the units; otherwise every
+    ``map_unordered`` starts workers of its own once the units are known.
     """
 
-    def __init__(self, processes: int = 1, env: dict[str, str] | None = None, caller_works: bool = False) -> None:
+    def __init__(self, processes: int = 1, env: dict[str, str] | None = None, caller_works: bool = False, preload: str | None = None) -> None:
         self.processes = max(1, processes)
         self.env = env or {}
         self.caller_works = caller_works and not self.env
+        self.preload = preload
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def workers(self) -> int:
+        return self.processes - 1 if self.caller_works else self.processes
+
+    def __enter__(self) -> LocalExecutor:
+        if self.workers and (self.env or self.processes > 1):
+            with _environment(self.env):
+                self._pool = self._new_pool(self.workers)
+                for _ in range(self.workers):  # each task that finds no idle worker spawns one
+                    self._pool.submit(_import, self.preload)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    @staticmethod
+    def _new_pool(workers: int) -> ProcessPoolExecutor:
+        """Workers spawn as tasks are submitted, with the environment of that moment."""
+        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
 
     def map_unordered(self, fn, units):
         if not units:
             return
-        workers = self.processes - 1 if self.caller_works else self.processes
+        workers = self.workers
         if not self.env and (self.processes == 1 or len(units) <= 1):
             for unit in units:
                 yield unit, _run_here(fn, unit)
             return
-        context = multiprocessing.get_context("spawn")
-        with _environment(self.env), ProcessPoolExecutor(max_workers=min(workers, len(units)), mp_context=context) as pool:
+        pool_in_use = contextlib.nullcontext(self._pool) if self._pool else self._new_pool(min(workers, len(units)))
+        with _environment(self.env), pool_in_use as pool:
             pending: dict[Future, Any] = {}
             queue = list(units)
             queue.reverse()
@@ -142,6 +171,11 @@ class LocalExecutor(Executor):
                     if error is not None and not isinstance(error, DolmaSqlError):
                         raise error
                     yield unit, error if error is not None else future.result()
+
+
+def _import(module: str | None) -> None:
+    if module:
+        importlib.import_module(module)
 
 
 def _run_here(fn: Callable[[U], Counters], unit: U) -> Counters | DolmaSqlError:

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from rich.console import Console
 from rich.table import Table
 
-from dolma_sql.executor import Counters
+from dolma_sql.executor import Counters, Executor
 from dolma_sql.recipe import MixerConfig
 from dolma_sql.spans import SpanEdits, apply_spans
 
@@ -90,11 +90,13 @@ class StreamCounters:
         self.add("kept.text_bytes", text_bytes[~too_short].sum())
 
 
-def impact_report(config: MixerConfig, *, allow_missing_attributes: bool = False, warn: Callable[[str], None] = lambda m: None) -> dict:
+def impact_report(
+    config: MixerConfig, *, allow_missing_attributes: bool = False, warn: Callable[[str], None] = lambda m: None, executor: Executor | None = None
+) -> dict:
     """Dry-run ``config`` and return the report as plain data (what ``--report`` writes as JSON)."""
     from dolma_sql import mixer
 
-    totals = mixer.mix(config, allow_missing_attributes=allow_missing_attributes, warn=warn, dry_run=True).totals
+    totals = mixer.mix(config, allow_missing_attributes=allow_missing_attributes, warn=warn, dry_run=True, executor=executor).totals
     return {"streams": [_stream_report(index, stream, totals) for index, stream in enumerate(config.streams)]}
 
 

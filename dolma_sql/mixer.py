@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from dolma_sql import impact, layout
 from dolma_sql.errors import ConfigError, InputError
-from dolma_sql.executor import Counters, LocalExecutor, cyclic_gc_paused, keep_freed_memory, run_units
+from dolma_sql.executor import Counters, Executor, LocalExecutor, cyclic_gc_paused, keep_freed_memory, run_units
 from dolma_sql.io import BATCH_BYTES, AtomicWriter, LineBatch, decode_object, head_lines, iter_line_batches, line_bytes
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
 from dolma_sql.spans import SpanEdits, apply_spans, split_template
@@ -405,7 +405,14 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
     counters["bytes_in"] = counters.get("bytes_in", 0) + batch.lines.nbytes
     if not len(kept_rows):
         return
-    documents = _decode_lines(line_bytes(batch.lines.take(pa.array(kept_rows))))
+    try:
+        documents = _decode_lines(line_bytes(batch.lines.take(pa.array(kept_rows))))
+    except msgspec.DecodeError:  # a query that reads no document field parses none
+        _diagnose(batch, attribute_lines, task, None)
+        raise
+    bad = next((i for i, document in enumerate(documents) if type(document) is not dict or type(document.get("text")) is not str), None)
+    if bad is not None:  # the query checks the text of dropped documents only
+        _diagnose(batch, attribute_lines, task, int(kept_rows[bad]))
 
     edits_by_rule = _collect_edits(result, kept_rows, batch, task)
     if edits_by_rule is not None:
@@ -603,15 +610,20 @@ def mix(
     warn: Callable[[str], None] = lambda message: None,
     dry_run: bool = False,
     quiet: bool = False,
+    executor: Executor | None = None,
 ) -> MixResult:
-    """Run (or, with ``dry_run``, only count) a validated recipe."""
+    """Run (or, with ``dry_run``, only count) a validated recipe.
+
+    By default the shards run on ``config.processes`` processes, the waiting caller being one of
+    them (one worker fewer to spawn); ``executor`` can be one started earlier (see ``dolma-sql mix``).
+    """
     plans = compile_recipe(config, dry_run=dry_run)
     work = plan_shards(plans, config, warn=warn)
     if not dry_run:
         _prepare_outputs(config)
     threads = max(1, (os.cpu_count() or 1) // config.processes)
     tasks = [ShardTask(plan, shard, allow_missing_attributes, threads, dry_run) for plan, shard in work]
-    executor = LocalExecutor(config.processes, caller_works=True)  # the waiting parent mixes shards too: one worker fewer to spawn
+    executor = executor or LocalExecutor(config.processes, caller_works=True)
     totals = run_units(run_shard, tasks, executor=executor, label="dry run" if dry_run else "mix", quiet=quiet)
     return MixResult(totals=totals, shards=len(tasks))
 

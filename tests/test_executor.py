@@ -38,3 +38,14 @@ def test_env_reaches_the_workers_only():
     result = run_units(square, UNITS, executor=LocalExecutor(2, env={"EXECUTOR_TEST_MARK": "worker"}), label="test", quiet=True)
     assert result["pid_is_worker"] == len(UNITS)  # with an env, every unit runs in a worker
     assert "EXECUTOR_TEST_MARK" not in os.environ
+
+
+@pytest.mark.parametrize("env", [None, {"EXECUTOR_TEST_MARK": "worker"}])
+def test_a_started_executor_preloads_its_workers_and_serves_several_maps(env):
+    with LocalExecutor(2, env=env, caller_works=True, preload="executor_preload_mark") as executor:
+        for _ in range(2):  # the same workers serve every map until the executor is left
+            result = run_units(square, UNITS, executor=executor, label="test", quiet=True)
+            assert {key: result[key] for key in EXPECTED} == EXPECTED
+            assert result["in_worker"] >= 1 and result["preloaded"] == result["in_worker"]  # workers, and only they, imported it
+            assert result["pid_is_worker"] == (result["in_worker"] if env else 0)
+    assert executor._pool is None and "EXECUTOR_TEST_MARK" not in os.environ

@@ -86,6 +86,17 @@ def test_document_without_text_is_an_error(tmp_path):
     assert_nothing_written(tmp_path)
 
 
+@pytest.mark.parametrize("kept", [True, False])
+def test_document_without_text_is_an_error_whether_kept_or_dropped(tmp_path, kept):
+    """The query checks dropped documents and the mixer the kept ones it decodes: both must catch it."""
+    corpus(tmp_path, DOCS[:2] + [{"id": "2", "text": ["not", "a", "string"]}] + DOCS[3:], {"a": ATTRS})
+    rule = "$.attributes[?(@.score[0][2] >= 0.5)]"  # keeps documents 2 and 3
+    with pytest.raises(InputError, match="no string 'text'") as error:
+        run(recipe(tmp_path, filter={"include" if kept else "exclude": [rule]}, attributes=["a"]))
+    assert error.value.line == 3
+    assert_nothing_written(tmp_path)
+
+
 def test_invalid_utf8_names_the_line(tmp_path):
     write_lines(tmp_path / "documents" / "0.jsonl", ['{"id":"0","text":"a"}', b'{"id":"1","text":"\xff\xfe"}'])
     with pytest.raises(InputError) as error:
@@ -133,13 +144,25 @@ def test_missing_attribute_set_is_an_error_unless_allowed(tmp_path):
     assert result.totals["documents_kept"] == 2
 
 
-def test_attribute_line_without_attributes_object(tmp_path):
+@pytest.mark.parametrize("attributes", [[1], "score", None, "missing"])
+@pytest.mark.parametrize("reads_a_key", [True, False])
+def test_attribute_line_without_attributes_object(tmp_path, attributes, reads_a_key):
+    """Lines where none of the recipe's keys is found are parsed again to check their type."""
     attrs = [dict(r) for r in ATTRS]
-    attrs[1] = {"id": "1", "attributes": [1]}
+    attrs[1] = {"id": "1"} if attributes == "missing" else {"id": "1", "attributes": attributes}
     corpus(tmp_path, DOCS, {"a": attrs})
+    stream = KEEP_HIGH if reads_a_key else {"filter": {"include": ["$.metadata[?(@.x == 1)]"]}, "attributes": ["a"]}
     with pytest.raises(InputError, match="no 'attributes' object") as error:
-        run(recipe(tmp_path, **KEEP_HIGH))
+        run(recipe(tmp_path, **stream))
     assert error.value.line == 2
+
+
+def test_attribute_line_with_none_of_the_recipe_keys_is_fine(tmp_path):
+    attrs = [dict(r) for r in ATTRS]
+    attrs[1] = {"id": "1", "attributes": {}}
+    attrs[2] = {"id": "2", "attributes": {"other": [[0, 1, 1.0]]}}
+    corpus(tmp_path, DOCS, {"a": attrs})
+    assert run(recipe(tmp_path, **KEEP_HIGH)).totals["documents_kept"] == 1  # only document 3 has score >= 0.5 now
 
 
 def test_unknown_filter_key_warns_with_available_keys(tmp_path):

@@ -51,6 +51,7 @@ class Document:
         self._raw: dict[str, _Lists] = {}  # source -> its paths
         self._keys: dict[str, int] = {}  # merged attribute key -> j (column key_<j>)
         self._deep: dict[str, _Lists] = {}  # key -> paths into key_<j>
+        self._lines: dict[str, None] = {}  # sources whose raw text is passed through, for checks that parse it again
         self.attribute_keys: set[str] = set()
 
     # -- public lookups ------------------------------------------------------------------
@@ -81,6 +82,35 @@ class Document:
         """The JSON value at ``path`` of one raw column (``doc``, ``attr_0`` …), no merging; NULL when absent."""
         return self._raw.setdefault(source, _Lists(f"{source}_values")).get(path)
 
+    def reads(self, source: str, path: Path) -> bool:
+        """Whether ``path`` of the raw column is already extracted (so testing it costs no parse)."""
+        return source in self._raw and J.path_string(path) in self._raw[source].positions
+
+    def raw_type(self, source: str, path: Path) -> exp.Expression:
+        """DuckDB's ``json_type`` of ``path`` in the raw column, by parsing the line again.
+
+        For checks needed on few rows (inside a CASE): extracting the value for every row would
+        serialize it, which costs more than a second parse of those few lines.
+        """
+        self._lines.setdefault(source)
+        return J.fn("json_type", exp.column(source), J.lit(J.path_string(path)))
+
+    def attribute_keys_found(self, source: str) -> exp.Expression | None:
+        """TRUE where the attribute line holds one of the recipe's keys (so its ``attributes`` is an object).
+
+        Counts the found values of the whole extracted list and subtracts the other paths' (such
+        as ``id``): one pass over the list instead of a lookup per key. Build it after every path
+        of ``source`` is registered.
+        """
+        lists = self._raw.get(source)
+        keys = {J.path_string(("attributes", key)) for key in self._keys}
+        if lists is None or not keys & lists.positions.keys():
+            return None
+        column = exp.column(lists.column)
+        others = [J.index(column, position) for path, position in lists.positions.items() if path not in keys]
+        found_elsewhere = J.fn("list_count", J.array(*others)) if others else J.lit(0)
+        return exp.GT(this=J.fn("list_count", column), expression=found_elsewhere)
+
     def raw_present(self, source: str) -> exp.Expression:
         """Whether the raw column has a line at all (a missing attribute set is NULL). Register a path first."""
         return J.not_null(exp.column(self._raw[source].column))
@@ -93,18 +123,19 @@ class Document:
     def relation(self) -> exp.Select:
         """``batch`` with every registered path extracted (the ``extracted`` and ``merged`` layers)."""
         raw = [lists.extract(exp.column(source)) for source, lists in self._raw.items()]
-        extracted = exp.select("row", *raw).from_("batch", copy=False)
+        extracted = exp.select("row", *self._lines, *raw).from_("batch", copy=False)
         merged_keys = [J.alias(self._merge_sources(key), f"key_{j}") for key, j in self._keys.items()]
         deep = [lists.extract(self._merge_sources(key)) for key, lists in self._deep.items()]
-        passthrough = [lists.column for lists in self._raw.values()]
-        return exp.select("row", *passthrough, *merged_keys, *deep).from_(extracted.subquery("extracted", copy=False), copy=False)
+        return exp.select("row", *self._passthrough(), *merged_keys, *deep).from_(extracted.subquery("extracted", copy=False), copy=False)
 
     def columns(self) -> list[str]:
         """The columns of ``relation()`` besides ``row`` (named without building it)."""
-        passthrough = [lists.column for lists in self._raw.values()]
-        return [*passthrough, *(f"key_{j}" for j in self._keys.values()), *(lists.column for lists in self._deep.values())]
+        return [*self._passthrough(), *(f"key_{j}" for j in self._keys.values()), *(lists.column for lists in self._deep.values())]
 
     # -- internals ------------------------------------------------------------------------
+    def _passthrough(self) -> list[str]:
+        return [*self._lines, *(lists.column for lists in self._raw.values())]
+
     def _merge_sources(self, key: str) -> exp.Expression:
         """The value of attribute ``key`` from the newest attribute set holding it, else the doc's."""
         path = ("attributes", key)

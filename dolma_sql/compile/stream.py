@@ -92,7 +92,8 @@ def compile_stream(
 
     With ``alignment_check`` the query also returns ``problem``: TRUE for a row whose document
     has no string ``text`` or whose attribute lines do not line up (another ``id``, or no
-    ``attributes`` object), read from the same single parse of each column. ``text_bytes`` adds
+    ``attributes`` object); see ``_alignment_problem`` for which rows the text is checked on and
+    what the caller must check itself. ``text_bytes`` adds
     the UTF-8 length of each text, and ``stripped_text_bytes`` (characters to strip) its length
     once those are trimmed from both ends: what a dry run counts, from that same parse.
     """
@@ -129,16 +130,16 @@ def compile_stream(
         [_strict(d, t, syntax, w) for t, w, d in decided["exclude"]],
     )
 
-    checks = [J.alias(_alignment_problem(doc), "problem")] if alignment_check else []
     measures = _text_measures(doc, text_bytes, stripped_text_bytes)
-    passed = [*rules, *checks, *measures]
+    checks = [J.alias(_alignment_problem(doc), "problem")] if alignment_check else []  # after every path is registered
+    passed = [*rules, *measures]
     merged = doc.relation().subquery("merged")
     if rule_columns:
         ruled = exp.select("row", *doc.columns(), *passed).from_(merged)
         middle = exp.select("*", J.alias(keep, "keep")).from_(ruled.subquery("ruled"))
     else:
         middle = exp.select("row", *doc.columns(), J.alias(keep, "keep"), *passed).from_(merged)
-    outer = exp.select("row", "keep", *outputs, *[p.alias for p in passed]).from_(middle.subquery("decided"))
+    outer = exp.select("row", "keep", *outputs, *[p.alias for p in passed], *checks).from_(middle.subquery("decided"))
     outer = J.parenthesize(outer.copy())  # copy() unshares nodes that the builders reuse
     return StreamQuery(
         sql=outer.sql(dialect="duckdb", pretty=True),
@@ -172,15 +173,36 @@ def _is(value: exp.Expression, json_type: str) -> exp.Expression:
 
 
 def _alignment_problem(doc: Document) -> exp.Expression:
-    """TRUE when the document lacks a string ``text`` or an attribute line does not line up with it."""
+    """TRUE when the document lacks a string ``text`` or an attribute line does not line up with it.
+
+    Extracting ``text`` or ``attributes`` only to check their type would serialize them, a fifth of
+    the query's time, so they are checked from values the query reads anyway where it can:
+    - ``attributes`` is an object wherever one of the recipe's keys was found in it; other lines
+      are parsed again.
+    - ``text`` is checked on every row only when the query reads it anyway; otherwise on the
+      dropped rows only, by parsing them again, and the caller checks the kept documents as it
+      decodes them.
+    """
     document_id = doc.raw_value("doc", ("id",))
-    problems = [J.not_(_is(doc.raw_value("doc", ("text",)), "VARCHAR"))]
+    no_text = _not_of_type(doc, "doc", ("text",), "VARCHAR")
+    if not doc.reads("doc", ("text",)):
+        no_text = J.case((exp.column("keep"), exp.false()), default=no_text)
+    problems = [no_text]
     for source in doc.sources[1:]:
         attribute_id = doc.raw_value(source, ("id",))
-        attributes = doc.raw_value(source, ("attributes",))
+        not_an_object = _not_of_type(doc, source, ("attributes",), "OBJECT")
+        found = None if doc.reads(source, ("attributes",)) else doc.attribute_keys_found(source)
         mismatch = J.or_(
             exp.NullSafeNEQ(this=J.cast(attribute_id, "VARCHAR"), expression=J.cast(document_id, "VARCHAR")),
-            J.not_(_is(attributes, "OBJECT")),
+            not_an_object if found is None else J.case((found, exp.false()), default=not_an_object),
         )
         problems.append(J.and_(doc.raw_present(source), J.paren(mismatch)))
     return J.or_(*problems)
+
+
+def _not_of_type(doc: Document, source: str, path, json_type: str) -> exp.Expression:
+    """Whether the value at ``path`` of a raw line is absent or not a ``json_type``: read off the
+    extracted value when the query extracts it, else by parsing the line again."""
+    if doc.reads(source, path):
+        return J.not_(_is(doc.raw_value(source, path), json_type))
+    return J.not_(J.coalesce(exp.EQ(this=doc.raw_type(source, path), expression=J.lit(json_type)), exp.false()))

@@ -35,6 +35,22 @@ def test_attribute_override_order(syntax, prefix):
     assert select(f"{prefix}.attributes", syntax=syntax) == {"a": 10, "b": 20, "z": 2}
 
 
+@pytest.mark.parametrize("syntax,prefix", [("jsonpath", "$"), ("jq", "")])
+def test_a_deeper_path_comes_from_the_set_the_key_comes_from(syntax, prefix):
+    """attr_1's ``b`` (20) hides attr_0's ``b``, so ``b[0][2]`` is not attr_0's 0.5."""
+    assert select(f"{prefix}.attributes.b[0][2]", attrs=(ATTR_0,), syntax=syntax) == 0.5
+    deeper = (ATTR_0, {"id": "1", "attributes": {"b": [[5, 6, 0.25]]}})
+    assert select(f"{prefix}.attributes.b[0][2]", attrs=deeper, syntax=syntax) == 0.25
+    assert select(f"{prefix}.attributes.a", attrs=deeper, syntax=syntax) == 10  # a key only the older set holds
+    if syntax == "jsonpath":
+        assert select("$.attributes.b[0][2]") is None
+        table = batch_table([DOC], [[a] for a in (ATTR_0, ATTR_1)])
+        assert run(table, include=["$.attributes[?(@.b[0][2] >= 0.5)]"], n_attribute_sets=2)[0]["keep"] is False
+    else:
+        with pytest.raises(Exception, match="failed on the document"):  # jq cannot index the number 20
+            select(".attributes.b[0][2]", syntax="jq")
+
+
 def test_null_overrides_and_counts_as_present():
     attrs = (ATTR_0, {"id": "1", "attributes": {"a": None}})
     assert select("$.attributes.a", attrs=attrs) is None  # JSON null selected

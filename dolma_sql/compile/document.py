@@ -8,14 +8,18 @@ is registered here, and the query parses each raw column ONCE:
    only the value of each referenced key (``$.attributes.k``) is taken.
 2. ``merged``: each referenced attribute key is merged across sources (the last attribute set
    holding the key wins, then the document's own ``attributes`` when it is an object; a JSON
-   ``null`` is a real value and overrides) into a column ``key_<j>``; deeper paths into that
-   small value (``[0][2]``) are extracted from it in one more list per key.
+   ``null`` is a real value and overrides) into a column ``key_<j>``. A deeper path into a key
+   (``$.attributes.k[0][2]``) is extracted from every source too, in step 1, and taken from the
+   source the key itself comes from (column ``key_<j>_<n>``): parsing the merged value again
+   cost more.
 
 Filters then index into those lists, whatever the number of rules. A value's type is read off its
 extracted text (``J.json_type``), so types cost no parse of their own.
 """
 
 from __future__ import annotations
+
+import functools
 
 from sqlglot import exp
 
@@ -33,9 +37,12 @@ class _Lists:
     def __init__(self, column: str) -> None:
         self.column = column
         self.positions: dict[str, int] = {}
+        self.paths: list[Path] = []  # by position
 
     def get(self, path: Path) -> exp.Expression:
         position = self.positions.setdefault(J.path_string(path), len(self.positions))
+        if position == len(self.paths):
+            self.paths.append(path)
         return J.index(exp.column(self.column), position)
 
     def extract(self, source: exp.Expression) -> exp.Expression:
@@ -50,7 +57,7 @@ class Document:
         self.sources = ["doc"] + [f"attr_{i}" for i in range(n_attribute_sets)]
         self._raw: dict[str, _Lists] = {}  # source -> its paths
         self._keys: dict[str, int] = {}  # merged attribute key -> j (column key_<j>)
-        self._deep: dict[str, _Lists] = {}  # key -> paths into key_<j>
+        self._deep: dict[Path, str] = {}  # path deeper than a key -> its merged column
         self._lines: dict[str, None] = {}  # sources whose raw text is passed through, for checks that parse it again
         self.attribute_keys: set[str] = set()
 
@@ -72,7 +79,9 @@ class Document:
             self.raw_value(source, path[:2])
         if len(path) == 2:
             return exp.column(f"key_{j}")
-        return self._deep.setdefault(path[1], _Lists(f"key_{j}_values")).get(path[2:])
+        for source in self.sources:  # and the deeper path: extracting it costs less than parsing key_<j> again
+            self.raw_value(source, path)
+        return exp.column(self._deep.setdefault(path, f"key_{j}_{len(self._deep)}"))
 
     def type(self, path: Path) -> exp.Expression:
         """DuckDB's ``json_type`` of the value at ``path`` (``'OBJECT'``, ``'NULL'`` …); NULL when absent."""
@@ -98,18 +107,20 @@ class Document:
     def attribute_keys_found(self, source: str) -> exp.Expression | None:
         """TRUE where the attribute line holds one of the recipe's keys (so its ``attributes`` is an object).
 
-        Counts the found values of the whole extracted list and subtracts the other paths' (such
-        as ``id``): one pass over the list instead of a lookup per key. Build it after every path
-        of ``source`` is registered.
+        Counts the found values of the whole extracted list and subtracts those of the paths outside
+        the keys (such as ``id``; a path inside a key is found only where the key is): one pass over
+        the list instead of a lookup per key. Build it after every path of ``source`` is registered.
         """
         lists = self._raw.get(source)
-        keys = {J.path_string(("attributes", key)) for key in self._keys}
-        if lists is None or not keys & lists.positions.keys():
+        if lists is None or not any(self._in_a_key(path) for path in lists.paths):
             return None
         column = exp.column(lists.column)
-        others = [J.index(column, position) for path, position in lists.positions.items() if path not in keys]
-        found_elsewhere = J.fn("list_count", J.array(*others)) if others else J.lit(0)
-        return exp.GT(this=J.fn("list_count", column), expression=found_elsewhere)
+        outside = [J.cast(J.not_null(J.index(column, i)), "INTEGER") for i, path in enumerate(lists.paths) if not self._in_a_key(path)]
+        found_outside = functools.reduce(lambda a, b: exp.Add(this=a, expression=b), outside) if outside else J.lit(0)
+        return exp.GT(this=J.fn("list_count", column), expression=found_outside)
+
+    def _in_a_key(self, path: Path) -> bool:
+        return len(path) >= 2 and path[0] == "attributes" and path[1] in self._keys
 
     def raw_present(self, source: str) -> exp.Expression:
         """Whether the raw column has a line at all (a missing attribute set is NULL). Register a path first."""
@@ -125,22 +136,25 @@ class Document:
         raw = [lists.extract(exp.column(source)) for source, lists in self._raw.items()]
         extracted = exp.select("row", *self._lines, *raw).from_("batch", copy=False)
         merged_keys = [J.alias(self._merge_sources(key), f"key_{j}") for key, j in self._keys.items()]
-        deep = [lists.extract(self._merge_sources(key)) for key, lists in self._deep.items()]
+        deep = [J.alias(self._merge_sources(path[1], path[2:]), column) for path, column in self._deep.items()]
         return exp.select("row", *self._passthrough(), *merged_keys, *deep).from_(extracted.subquery("extracted", copy=False), copy=False)
 
     def columns(self) -> list[str]:
         """The columns of ``relation()`` besides ``row`` (named without building it)."""
-        return [*self._passthrough(), *(f"key_{j}" for j in self._keys.values()), *(lists.column for lists in self._deep.values())]
+        return [*self._passthrough(), *(f"key_{j}" for j in self._keys.values()), *self._deep.values()]
 
     # -- internals ------------------------------------------------------------------------
     def _passthrough(self) -> list[str]:
         return [*self._lines, *(lists.column for lists in self._raw.values())]
 
-    def _merge_sources(self, key: str) -> exp.Expression:
-        """The value of attribute ``key`` from the newest attribute set holding it, else the doc's."""
-        path = ("attributes", key)
+    def _merge_sources(self, key: str, inside: Path = ()) -> exp.Expression:
+        """The value of attribute ``key`` (at ``inside`` it) from the newest attribute set holding the key, else the doc's."""
+        held = ("attributes", key)
         newest_first = [f"attr_{i}" for i in reversed(range(self.n_attribute_sets))] + ["doc"]
-        return J.coalesce(*[self.raw_value(source, path) for source in newest_first])
+        if not inside:
+            return J.coalesce(*[self.raw_value(source, held) for source in newest_first])
+        holders = [(J.not_null(self.raw_value(source, held)), self.raw_value(source, held + inside)) for source in newest_first[:-1]]
+        return J.case(*holders, default=self.raw_value("doc", held + inside))
 
     def _as_map(self, value: exp.Expression) -> exp.Expression:
         return J.fn("json_transform", value, _MAP_TYPE)

@@ -15,7 +15,7 @@ SELECT
         FALSE
       )
       THEN CAST(NULL AS JSON)
-      ELSE COALESCE(key_0_values[1], CAST('null' AS JSON))
+      ELSE COALESCE(key_0_0, CAST('null' AS JSON))
     END AS TEXT)
   END AS span_0,
   CASE
@@ -32,7 +32,7 @@ SELECT
         FALSE
       )
       THEN CAST(NULL AS JSON)
-      ELSE COALESCE(key_0_values[2], CAST('null' AS JSON))
+      ELSE COALESCE(key_0_1, CAST('null' AS JSON))
     END AS TEXT)
   END AS span_1
 FROM (
@@ -41,7 +41,8 @@ FROM (
     doc_values,
     attr_0_values,
     key_0,
-    key_0_values,
+    key_0_0,
+    key_0_1,
     TRUE AS keep
   FROM (
     SELECT
@@ -49,12 +50,27 @@ FROM (
       doc_values,
       attr_0_values,
       COALESCE(attr_0_values[1], doc_values[1]) AS key_0,
-      JSON_EXTRACT(COALESCE(attr_0_values[1], doc_values[1]), ['$."email"', '$."company_name"']) AS key_0_values
+      CASE WHEN NOT attr_0_values[1] IS NULL THEN attr_0_values[2] ELSE doc_values[2] END AS key_0_0,
+      CASE WHEN NOT attr_0_values[1] IS NULL THEN attr_0_values[3] ELSE doc_values[3] END AS key_0_1
     FROM (
       SELECT
         row,
-        JSON_EXTRACT(doc, ['$."attributes"."pii"']) AS doc_values,
-        JSON_EXTRACT(attr_0, ['$."attributes"."pii"']) AS attr_0_values
+        JSON_EXTRACT(
+          doc,
+          [
+            '$."attributes"."pii"',
+            '$."attributes"."pii"."email"',
+            '$."attributes"."pii"."company_name"'
+          ]
+        ) AS doc_values,
+        JSON_EXTRACT(
+          attr_0,
+          [
+            '$."attributes"."pii"',
+            '$."attributes"."pii"."email"',
+            '$."attributes"."pii"."company_name"'
+          ]
+        ) AS attr_0_values
       FROM batch
     ) AS extracted
   ) AS merged

@@ -1,15 +1,16 @@
 SELECT
   row,
   keep,
-  CASE WHEN keep THEN CAST(key_0_values[1] AS TEXT) END AS span_0,
-  CASE WHEN keep THEN CAST(key_0_values[2] AS TEXT) END AS span_1
+  CASE WHEN keep THEN CAST(key_0_0 AS TEXT) END AS span_0,
+  CASE WHEN keep THEN CAST(key_0_1 AS TEXT) END AS span_1
 FROM (
   SELECT
     row,
     doc_values,
     attr_0_values,
     key_0,
-    key_0_values,
+    key_0_0,
+    key_0_1,
     TRUE AS keep
   FROM (
     SELECT
@@ -17,12 +18,27 @@ FROM (
       doc_values,
       attr_0_values,
       COALESCE(attr_0_values[1], doc_values[1]) AS key_0,
-      JSON_EXTRACT(COALESCE(attr_0_values[1], doc_values[1]), ['$."email"', '$."company_name"']) AS key_0_values
+      CASE WHEN NOT attr_0_values[1] IS NULL THEN attr_0_values[2] ELSE doc_values[2] END AS key_0_0,
+      CASE WHEN NOT attr_0_values[1] IS NULL THEN attr_0_values[3] ELSE doc_values[3] END AS key_0_1
     FROM (
       SELECT
         row,
-        JSON_EXTRACT(doc, ['$."attributes"."pii"']) AS doc_values,
-        JSON_EXTRACT(attr_0, ['$."attributes"."pii"']) AS attr_0_values
+        JSON_EXTRACT(
+          doc,
+          [
+            '$."attributes"."pii"',
+            '$."attributes"."pii"."email"',
+            '$."attributes"."pii"."company_name"'
+          ]
+        ) AS doc_values,
+        JSON_EXTRACT(
+          attr_0,
+          [
+            '$."attributes"."pii"',
+            '$."attributes"."pii"."email"',
+            '$."attributes"."pii"."company_name"'
+          ]
+        ) AS attr_0_values
       FROM batch
     ) AS extracted
   ) AS merged

@@ -22,15 +22,24 @@ FROM (
     key_9,
     key_10,
     key_11,
-    key_0_values,
-    key_1_values,
-    key_2_values,
-    key_3_values,
-    key_4_values,
-    key_5_values,
-    key_6_values,
-    key_7_values,
-    key_8_values,
+    key_0_0,
+    key_0_1,
+    key_1_2,
+    key_1_3,
+    key_2_4,
+    key_2_5,
+    key_3_6,
+    key_3_7,
+    key_4_8,
+    key_4_9,
+    key_5_10,
+    key_5_11,
+    key_6_12,
+    key_6_13,
+    key_7_14,
+    key_7_15,
+    key_8_16,
+    key_8_17,
     CASE
       WHEN COALESCE(
         LIST_TRANSFORM(
@@ -44,7 +53,7 @@ FROM (
               )
               AND (
                 NOT (
-                  CAST(COALESCE(key_0_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_0_1, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               )
             )
@@ -53,9 +62,8 @@ FROM (
                 WHEN COALESCE(
                   (
                     NOT (
-                      STARTS_WITH(CAST(key_0_values[2] AS TEXT), '[')
-                      OR (
-                        CAST(key_0_values[2] AS TEXT) = 'null'
+                      STARTS_WITH(CAST(key_0_1 AS TEXT), '[') OR (
+                        CAST(key_0_1 AS TEXT) = 'null'
                       )
                     )
                   ),
@@ -63,7 +71,7 @@ FROM (
                 )
                 THEN NULL
                 ELSE NOT (
-                  CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               END
             )
@@ -73,23 +81,23 @@ FROM (
             THEN NULL
             WHEN _v1
             THEN CASE
-              WHEN CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN TRY_CAST(CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8
+              WHEN CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) < ':'
+              THEN TRY_CAST(CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8
               ELSE CASE
-                WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'NULL'
+                WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'BOOLEAN'
                 THEN CASE
-                  WHEN CAST(COALESCE(key_0_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  WHEN CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) = 'true'
                   THEN 2
                   ELSE 1
                 END
-                WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'VARCHAR'
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'ARRAY'
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_0_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'OBJECT'
                 THEN 6
                 ELSE 3
               END < 3
@@ -114,7 +122,7 @@ FROM (
               )
               AND (
                 NOT (
-                  CAST(COALESCE(key_1_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_1_3, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               )
             )
@@ -123,9 +131,8 @@ FROM (
                 WHEN COALESCE(
                   (
                     NOT (
-                      STARTS_WITH(CAST(key_1_values[2] AS TEXT), '[')
-                      OR (
-                        CAST(key_1_values[2] AS TEXT) = 'null'
+                      STARTS_WITH(CAST(key_1_3 AS TEXT), '[') OR (
+                        CAST(key_1_3 AS TEXT) = 'null'
                       )
                     )
                   ),
@@ -133,7 +140,7 @@ FROM (
                 )
                 THEN NULL
                 ELSE NOT (
-                  CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               END
             )
@@ -143,23 +150,23 @@ FROM (
             THEN NULL
             WHEN _v3
             THEN CASE
-              WHEN CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN TRY_CAST(CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8
+              WHEN CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) < ':'
+              THEN TRY_CAST(CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8
               ELSE CASE
-                WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'NULL'
+                WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'BOOLEAN'
                 THEN CASE
-                  WHEN CAST(COALESCE(key_1_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  WHEN CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) = 'true'
                   THEN 2
                   ELSE 1
                 END
-                WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'VARCHAR'
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'ARRAY'
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_1_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'OBJECT'
                 THEN 6
                 ELSE 3
               END < 3
@@ -184,7 +191,7 @@ FROM (
               )
               AND (
                 NOT (
-                  CAST(COALESCE(key_2_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_2_5, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               )
             )
@@ -193,9 +200,8 @@ FROM (
                 WHEN COALESCE(
                   (
                     NOT (
-                      STARTS_WITH(CAST(key_2_values[2] AS TEXT), '[')
-                      OR (
-                        CAST(key_2_values[2] AS TEXT) = 'null'
+                      STARTS_WITH(CAST(key_2_5 AS TEXT), '[') OR (
+                        CAST(key_2_5 AS TEXT) = 'null'
                       )
                     )
                   ),
@@ -203,7 +209,7 @@ FROM (
                 )
                 THEN NULL
                 ELSE NOT (
-                  CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               END
             )
@@ -213,23 +219,23 @@ FROM (
             THEN NULL
             WHEN _v5
             THEN CASE
-              WHEN CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN TRY_CAST(CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 100.0
+              WHEN CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) < ':'
+              THEN TRY_CAST(CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 100.0
               ELSE CASE
-                WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'NULL'
+                WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'BOOLEAN'
                 THEN CASE
-                  WHEN CAST(COALESCE(key_2_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  WHEN CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) = 'true'
                   THEN 2
                   ELSE 1
                 END
-                WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'VARCHAR'
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'ARRAY'
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_2_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'OBJECT'
                 THEN 6
                 ELSE 3
               END < 3
@@ -254,7 +260,7 @@ FROM (
               )
               AND (
                 NOT (
-                  CAST(COALESCE(key_3_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_3_7, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               )
             )
@@ -263,9 +269,8 @@ FROM (
                 WHEN COALESCE(
                   (
                     NOT (
-                      STARTS_WITH(CAST(key_3_values[2] AS TEXT), '[')
-                      OR (
-                        CAST(key_3_values[2] AS TEXT) = 'null'
+                      STARTS_WITH(CAST(key_3_7 AS TEXT), '[') OR (
+                        CAST(key_3_7 AS TEXT) = 'null'
                       )
                     )
                   ),
@@ -273,7 +278,7 @@ FROM (
                 )
                 THEN NULL
                 ELSE NOT (
-                  CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               END
             )
@@ -283,23 +288,23 @@ FROM (
             THEN NULL
             WHEN _v7
             THEN CASE
-              WHEN CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN 0.5 < TRY_CAST(CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
+              WHEN CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) < ':'
+              THEN 0.5 < TRY_CAST(CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
-                WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'NULL'
+                WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'BOOLEAN'
                 THEN CASE
-                  WHEN CAST(COALESCE(key_3_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  WHEN CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) = 'true'
                   THEN 2
                   ELSE 1
                 END
-                WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'VARCHAR'
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'ARRAY'
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_3_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'OBJECT'
                 THEN 6
                 ELSE 3
               END > 3
@@ -324,7 +329,7 @@ FROM (
               )
               AND (
                 NOT (
-                  CAST(COALESCE(key_4_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_4_9, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               )
             )
@@ -333,9 +338,8 @@ FROM (
                 WHEN COALESCE(
                   (
                     NOT (
-                      STARTS_WITH(CAST(key_4_values[2] AS TEXT), '[')
-                      OR (
-                        CAST(key_4_values[2] AS TEXT) = 'null'
+                      STARTS_WITH(CAST(key_4_9 AS TEXT), '[') OR (
+                        CAST(key_4_9 AS TEXT) = 'null'
                       )
                     )
                   ),
@@ -343,7 +347,7 @@ FROM (
                 )
                 THEN NULL
                 ELSE NOT (
-                  CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               END
             )
@@ -353,23 +357,23 @@ FROM (
             THEN NULL
             WHEN _v9
             THEN CASE
-              WHEN CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN TRY_CAST(CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 50.0
+              WHEN CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) < ':'
+              THEN TRY_CAST(CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 50.0
               ELSE CASE
-                WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'NULL'
+                WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'BOOLEAN'
                 THEN CASE
-                  WHEN CAST(COALESCE(key_4_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  WHEN CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) = 'true'
                   THEN 2
                   ELSE 1
                 END
-                WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'VARCHAR'
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'ARRAY'
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_4_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'OBJECT'
                 THEN 6
                 ELSE 3
               END < 3
@@ -394,7 +398,7 @@ FROM (
               )
               AND (
                 NOT (
-                  CAST(COALESCE(key_5_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_5_11, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               )
             )
@@ -403,9 +407,8 @@ FROM (
                 WHEN COALESCE(
                   (
                     NOT (
-                      STARTS_WITH(CAST(key_5_values[2] AS TEXT), '[')
-                      OR (
-                        CAST(key_5_values[2] AS TEXT) = 'null'
+                      STARTS_WITH(CAST(key_5_11 AS TEXT), '[') OR (
+                        CAST(key_5_11 AS TEXT) = 'null'
                       )
                     )
                   ),
@@ -413,7 +416,7 @@ FROM (
                 )
                 THEN NULL
                 ELSE NOT (
-                  CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               END
             )
@@ -423,23 +426,23 @@ FROM (
             THEN NULL
             WHEN _v11
             THEN CASE
-              WHEN CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN 0.1 < TRY_CAST(CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
+              WHEN CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) < ':'
+              THEN 0.1 < TRY_CAST(CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
-                WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'NULL'
+                WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'BOOLEAN'
                 THEN CASE
-                  WHEN CAST(COALESCE(key_5_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  WHEN CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) = 'true'
                   THEN 2
                   ELSE 1
                 END
-                WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'VARCHAR'
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'ARRAY'
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_5_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'OBJECT'
                 THEN 6
                 ELSE 3
               END > 3
@@ -464,7 +467,7 @@ FROM (
               )
               AND (
                 NOT (
-                  CAST(COALESCE(key_6_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_6_13, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               )
             )
@@ -473,9 +476,8 @@ FROM (
                 WHEN COALESCE(
                   (
                     NOT (
-                      STARTS_WITH(CAST(key_6_values[2] AS TEXT), '[')
-                      OR (
-                        CAST(key_6_values[2] AS TEXT) = 'null'
+                      STARTS_WITH(CAST(key_6_13 AS TEXT), '[') OR (
+                        CAST(key_6_13 AS TEXT) = 'null'
                       )
                     )
                   ),
@@ -483,7 +485,7 @@ FROM (
                 )
                 THEN NULL
                 ELSE NOT (
-                  CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               END
             )
@@ -494,23 +496,23 @@ FROM (
             WHEN _v13
             THEN NOT (
               CASE
-                WHEN CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
-                AND CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
-                THEN TRY_CAST(CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 1.0
+                WHEN CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) >= '-'
+                AND CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) < ':'
+                THEN TRY_CAST(CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 1.0
                 ELSE CASE
-                  WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'NULL'
+                  WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'NULL'
                   THEN 0
-                  WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                  WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'BOOLEAN'
                   THEN CASE
-                    WHEN CAST(COALESCE(key_6_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                    WHEN CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) = 'true'
                     THEN 2
                     ELSE 1
                   END
-                  WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                  WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'VARCHAR'
                   THEN 4
-                  WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                  WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'ARRAY'
                   THEN 5
-                  WHEN JSON_TYPE(COALESCE(key_6_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                  WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'OBJECT'
                   THEN 6
                   ELSE 3
                 END < 3
@@ -536,7 +538,7 @@ FROM (
               )
               AND (
                 NOT (
-                  CAST(COALESCE(key_7_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_7_15, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               )
             )
@@ -545,9 +547,8 @@ FROM (
                 WHEN COALESCE(
                   (
                     NOT (
-                      STARTS_WITH(CAST(key_7_values[2] AS TEXT), '[')
-                      OR (
-                        CAST(key_7_values[2] AS TEXT) = 'null'
+                      STARTS_WITH(CAST(key_7_15 AS TEXT), '[') OR (
+                        CAST(key_7_15 AS TEXT) = 'null'
                       )
                     )
                   ),
@@ -555,7 +556,7 @@ FROM (
                 )
                 THEN NULL
                 ELSE NOT (
-                  CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               END
             )
@@ -565,23 +566,23 @@ FROM (
             THEN NULL
             WHEN _v15
             THEN CASE
-              WHEN CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN 0.5 < TRY_CAST(CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
+              WHEN CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) < ':'
+              THEN 0.5 < TRY_CAST(CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
-                WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'NULL'
+                WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'BOOLEAN'
                 THEN CASE
-                  WHEN CAST(COALESCE(key_7_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  WHEN CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) = 'true'
                   THEN 2
                   ELSE 1
                 END
-                WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'VARCHAR'
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'ARRAY'
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_7_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'OBJECT'
                 THEN 6
                 ELSE 3
               END > 3
@@ -606,7 +607,7 @@ FROM (
               )
               AND (
                 NOT (
-                  CAST(COALESCE(key_8_values[2], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_8_17, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               )
             )
@@ -615,9 +616,8 @@ FROM (
                 WHEN COALESCE(
                   (
                     NOT (
-                      STARTS_WITH(CAST(key_8_values[2] AS TEXT), '[')
-                      OR (
-                        CAST(key_8_values[2] AS TEXT) = 'null'
+                      STARTS_WITH(CAST(key_8_17 AS TEXT), '[') OR (
+                        CAST(key_8_17 AS TEXT) = 'null'
                       )
                     )
                   ),
@@ -625,7 +625,7 @@ FROM (
                 )
                 THEN NULL
                 ELSE NOT (
-                  CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) = 'null'
+                  CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) = 'null'
                 )
               END
             )
@@ -635,23 +635,23 @@ FROM (
             THEN NULL
             WHEN _v17
             THEN CASE
-              WHEN CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN 0.3 < TRY_CAST(CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
+              WHEN CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) >= '-'
+              AND CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) < ':'
+              THEN 0.3 < TRY_CAST(CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
               ELSE CASE
-                WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'NULL'
+                WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'BOOLEAN'
+                WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'BOOLEAN'
                 THEN CASE
-                  WHEN CAST(COALESCE(key_8_values[1], CAST('null' AS JSON)) AS TEXT) = 'true'
+                  WHEN CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) = 'true'
                   THEN 2
                   ELSE 1
                 END
-                WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'VARCHAR'
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'ARRAY'
+                WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'ARRAY'
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_8_values[1], CAST('null' AS JSON))) = 'OBJECT'
+                WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'OBJECT'
                 THEN 6
                 ELSE 3
               END > 3
@@ -673,26 +673,143 @@ FROM (
       attr_0_values,
       attr_1_values,
       COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]) AS key_0,
-      COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]) AS key_1,
-      COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]) AS key_2,
-      COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]) AS key_3,
-      COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]) AS key_4,
-      COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]) AS key_5,
-      COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]) AS key_6,
-      COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]) AS key_7,
-      COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]) AS key_8,
-      COALESCE(attr_1_values[10], attr_0_values[10], doc_values[10]) AS key_9,
-      COALESCE(attr_1_values[11], attr_0_values[11], doc_values[11]) AS key_10,
-      COALESCE(attr_1_values[12], attr_0_values[12], doc_values[12]) AS key_11,
-      JSON_EXTRACT(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[1]), ['$[0][2]', '$[0]']) AS key_0_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[2], attr_0_values[2], doc_values[2]), ['$[0][2]', '$[0]']) AS key_1_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[3], attr_0_values[3], doc_values[3]), ['$[0][2]', '$[0]']) AS key_2_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]), ['$[0][2]', '$[0]']) AS key_3_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[5], attr_0_values[5], doc_values[5]), ['$[0][2]', '$[0]']) AS key_4_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[6], attr_0_values[6], doc_values[6]), ['$[0][2]', '$[0]']) AS key_5_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]), ['$[0][2]', '$[0]']) AS key_6_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[8], attr_0_values[8], doc_values[8]), ['$[0][2]', '$[0]']) AS key_7_values,
-      JSON_EXTRACT(COALESCE(attr_1_values[9], attr_0_values[9], doc_values[9]), ['$[0][2]', '$[0]']) AS key_8_values
+      COALESCE(attr_1_values[4], attr_0_values[4], doc_values[4]) AS key_1,
+      COALESCE(attr_1_values[7], attr_0_values[7], doc_values[7]) AS key_2,
+      COALESCE(attr_1_values[10], attr_0_values[10], doc_values[10]) AS key_3,
+      COALESCE(attr_1_values[13], attr_0_values[13], doc_values[13]) AS key_4,
+      COALESCE(attr_1_values[16], attr_0_values[16], doc_values[16]) AS key_5,
+      COALESCE(attr_1_values[19], attr_0_values[19], doc_values[19]) AS key_6,
+      COALESCE(attr_1_values[22], attr_0_values[22], doc_values[22]) AS key_7,
+      COALESCE(attr_1_values[25], attr_0_values[25], doc_values[25]) AS key_8,
+      COALESCE(attr_1_values[28], attr_0_values[28], doc_values[28]) AS key_9,
+      COALESCE(attr_1_values[29], attr_0_values[29], doc_values[29]) AS key_10,
+      COALESCE(attr_1_values[30], attr_0_values[30], doc_values[30]) AS key_11,
+      CASE
+        WHEN NOT attr_1_values[1] IS NULL
+        THEN attr_1_values[2]
+        WHEN NOT attr_0_values[1] IS NULL
+        THEN attr_0_values[2]
+        ELSE doc_values[2]
+      END AS key_0_0,
+      CASE
+        WHEN NOT attr_1_values[1] IS NULL
+        THEN attr_1_values[3]
+        WHEN NOT attr_0_values[1] IS NULL
+        THEN attr_0_values[3]
+        ELSE doc_values[3]
+      END AS key_0_1,
+      CASE
+        WHEN NOT attr_1_values[4] IS NULL
+        THEN attr_1_values[5]
+        WHEN NOT attr_0_values[4] IS NULL
+        THEN attr_0_values[5]
+        ELSE doc_values[5]
+      END AS key_1_2,
+      CASE
+        WHEN NOT attr_1_values[4] IS NULL
+        THEN attr_1_values[6]
+        WHEN NOT attr_0_values[4] IS NULL
+        THEN attr_0_values[6]
+        ELSE doc_values[6]
+      END AS key_1_3,
+      CASE
+        WHEN NOT attr_1_values[7] IS NULL
+        THEN attr_1_values[8]
+        WHEN NOT attr_0_values[7] IS NULL
+        THEN attr_0_values[8]
+        ELSE doc_values[8]
+      END AS key_2_4,
+      CASE
+        WHEN NOT attr_1_values[7] IS NULL
+        THEN attr_1_values[9]
+        WHEN NOT attr_0_values[7] IS NULL
+        THEN attr_0_values[9]
+        ELSE doc_values[9]
+      END AS key_2_5,
+      CASE
+        WHEN NOT attr_1_values[10] IS NULL
+        THEN attr_1_values[11]
+        WHEN NOT attr_0_values[10] IS NULL
+        THEN attr_0_values[11]
+        ELSE doc_values[11]
+      END AS key_3_6,
+      CASE
+        WHEN NOT attr_1_values[10] IS NULL
+        THEN attr_1_values[12]
+        WHEN NOT attr_0_values[10] IS NULL
+        THEN attr_0_values[12]
+        ELSE doc_values[12]
+      END AS key_3_7,
+      CASE
+        WHEN NOT attr_1_values[13] IS NULL
+        THEN attr_1_values[14]
+        WHEN NOT attr_0_values[13] IS NULL
+        THEN attr_0_values[14]
+        ELSE doc_values[14]
+      END AS key_4_8,
+      CASE
+        WHEN NOT attr_1_values[13] IS NULL
+        THEN attr_1_values[15]
+        WHEN NOT attr_0_values[13] IS NULL
+        THEN attr_0_values[15]
+        ELSE doc_values[15]
+      END AS key_4_9,
+      CASE
+        WHEN NOT attr_1_values[16] IS NULL
+        THEN attr_1_values[17]
+        WHEN NOT attr_0_values[16] IS NULL
+        THEN attr_0_values[17]
+        ELSE doc_values[17]
+      END AS key_5_10,
+      CASE
+        WHEN NOT attr_1_values[16] IS NULL
+        THEN attr_1_values[18]
+        WHEN NOT attr_0_values[16] IS NULL
+        THEN attr_0_values[18]
+        ELSE doc_values[18]
+      END AS key_5_11,
+      CASE
+        WHEN NOT attr_1_values[19] IS NULL
+        THEN attr_1_values[20]
+        WHEN NOT attr_0_values[19] IS NULL
+        THEN attr_0_values[20]
+        ELSE doc_values[20]
+      END AS key_6_12,
+      CASE
+        WHEN NOT attr_1_values[19] IS NULL
+        THEN attr_1_values[21]
+        WHEN NOT attr_0_values[19] IS NULL
+        THEN attr_0_values[21]
+        ELSE doc_values[21]
+      END AS key_6_13,
+      CASE
+        WHEN NOT attr_1_values[22] IS NULL
+        THEN attr_1_values[23]
+        WHEN NOT attr_0_values[22] IS NULL
+        THEN attr_0_values[23]
+        ELSE doc_values[23]
+      END AS key_7_14,
+      CASE
+        WHEN NOT attr_1_values[22] IS NULL
+        THEN attr_1_values[24]
+        WHEN NOT attr_0_values[22] IS NULL
+        THEN attr_0_values[24]
+        ELSE doc_values[24]
+      END AS key_7_15,
+      CASE
+        WHEN NOT attr_1_values[25] IS NULL
+        THEN attr_1_values[26]
+        WHEN NOT attr_0_values[25] IS NULL
+        THEN attr_0_values[26]
+        ELSE doc_values[26]
+      END AS key_8_16,
+      CASE
+        WHEN NOT attr_1_values[25] IS NULL
+        THEN attr_1_values[27]
+        WHEN NOT attr_0_values[25] IS NULL
+        THEN attr_0_values[27]
+        ELSE doc_values[27]
+      END AS key_8_17
     FROM (
       SELECT
         row,
@@ -700,14 +817,32 @@ FROM (
           doc,
           [
             '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"',
+            '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"',
+            '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"',
+            '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"',
+            '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"[0]',
             '$."attributes"."bff_duplicate_paragraph_spans_new"',
+            '$."attributes"."bff_duplicate_paragraph_spans_new"[0][2]',
+            '$."attributes"."bff_duplicate_paragraph_spans_new"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__EMAIL_ADDRESS"',
             '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__PHONE_NUMBER"',
             '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__IP_ADDRESS"'
@@ -717,14 +852,32 @@ FROM (
           attr_0,
           [
             '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"',
+            '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"',
+            '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"',
+            '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"',
+            '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"[0]',
             '$."attributes"."bff_duplicate_paragraph_spans_new"',
+            '$."attributes"."bff_duplicate_paragraph_spans_new"[0][2]',
+            '$."attributes"."bff_duplicate_paragraph_spans_new"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__EMAIL_ADDRESS"',
             '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__PHONE_NUMBER"',
             '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__IP_ADDRESS"'
@@ -734,14 +887,32 @@ FROM (
           attr_1,
           [
             '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"',
+            '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"',
+            '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"',
+            '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"',
+            '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"[0]',
             '$."attributes"."bff_duplicate_paragraph_spans_new"',
+            '$."attributes"."bff_duplicate_paragraph_spans_new"[0][2]',
+            '$."attributes"."bff_duplicate_paragraph_spans_new"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"[0][2]',
+            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"[0]',
             '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__EMAIL_ADDRESS"',
             '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__PHONE_NUMBER"',
             '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__IP_ADDRESS"'

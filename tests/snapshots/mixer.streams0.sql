@@ -9,7 +9,7 @@ FROM (
     attr_1_values,
     key_0,
     key_1,
-    key_0_values,
+    key_0_0,
     CASE
       WHEN NOT (
         CASE
@@ -64,7 +64,7 @@ FROM (
       )
       THEN FALSE
       WHEN COALESCE((
-        CAST(key_0_values[1] AS TEXT) = 'true'
+        CAST(key_0_0 AS TEXT) = 'true'
       ), FALSE)
       THEN FALSE
       WHEN COALESCE((
@@ -80,8 +80,14 @@ FROM (
       attr_0_values,
       attr_1_values,
       COALESCE(attr_1_values[1], attr_0_values[1], doc_values[3]) AS key_0,
-      COALESCE(attr_1_values[2], attr_0_values[2], doc_values[4]) AS key_1,
-      JSON_EXTRACT(COALESCE(attr_1_values[1], attr_0_values[1], doc_values[3]), ['$."too_much_pii"']) AS key_0_values
+      COALESCE(attr_1_values[3], attr_0_values[3], doc_values[5]) AS key_1,
+      CASE
+        WHEN NOT attr_1_values[1] IS NULL
+        THEN attr_1_values[2]
+        WHEN NOT attr_0_values[1] IS NULL
+        THEN attr_0_values[2]
+        ELSE doc_values[4]
+      END AS key_0_0
     FROM (
       SELECT
         row,
@@ -91,11 +97,26 @@ FROM (
             '$."metadata"',
             '$."metadata"."length"',
             '$."attributes"."pii"',
+            '$."attributes"."pii"."too_much_pii"',
             '$."attributes"."toxicity"'
           ]
         ) AS doc_values,
-        JSON_EXTRACT(attr_0, ['$."attributes"."pii"', '$."attributes"."toxicity"']) AS attr_0_values,
-        JSON_EXTRACT(attr_1, ['$."attributes"."pii"', '$."attributes"."toxicity"']) AS attr_1_values
+        JSON_EXTRACT(
+          attr_0,
+          [
+            '$."attributes"."pii"',
+            '$."attributes"."pii"."too_much_pii"',
+            '$."attributes"."toxicity"'
+          ]
+        ) AS attr_0_values,
+        JSON_EXTRACT(
+          attr_1,
+          [
+            '$."attributes"."pii"',
+            '$."attributes"."pii"."too_much_pii"',
+            '$."attributes"."toxicity"'
+          ]
+        ) AS attr_1_values
       FROM batch
     ) AS extracted
   ) AS merged

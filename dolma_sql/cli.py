@@ -15,7 +15,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from dolma_sql.executor import tune_runtime
+from dolma_sql.executor import exiting_without_cycle_collection, tune_runtime
 
 tune_runtime()  # before any command module imports DuckDB, Polars or NumPy
 
@@ -53,3 +53,5 @@ def main() -> None:
     except DolmaSqlError as error:
         Console(stderr=True).print(f"[bold red]error:[/] {error}", markup=True, highlight=False, soft_wrap=True)
         sys.exit(1)
+    finally:
+        exiting_without_cycle_collection()

@@ -8,6 +8,7 @@ one uses processes, and a distributed one (Ray, …) only needs another ``map_un
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import importlib
@@ -64,6 +65,20 @@ def keep_freed_memory() -> None:
     m_trim_threshold, m_mmap_threshold = -1, -3
     libc.mallopt(m_mmap_threshold, 256 << 20)
     libc.mallopt(m_trim_threshold, 512 << 20)
+
+
+def exiting_without_cycle_collection() -> None:
+    """Let a process that is about to exit skip the interpreter's final cycle collections.
+
+    They walk every object of every library loaded (DuckDB, Arrow, Polars, sqlglot): a fifth of a
+    second at each exit, while the parent waits for its workers and the user for the parent. Frozen
+    objects are never collected; the process ends right after, so nothing is lost.
+    """
+    gc.freeze()
+
+
+def _worker_started() -> None:
+    atexit.register(exiting_without_cycle_collection)
 
 
 RUNTIME_ENVIRONMENT = {
@@ -139,7 +154,7 @@ class LocalExecutor(Executor):
     @staticmethod
     def _new_pool(workers: int) -> ProcessPoolExecutor:
         """Workers spawn as tasks are submitted, with the environment of that moment."""
-        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_started)
 
     def map_unordered(self, fn, units):
         if not units:

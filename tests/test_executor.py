@@ -4,6 +4,8 @@ does not stop the others; workers (and only they) see the executor's ``env``."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 from executor_helpers import square
@@ -49,3 +51,18 @@ def test_a_started_executor_preloads_its_workers_and_serves_several_maps(env):
             assert result["in_worker"] >= 1 and result["preloaded"] == result["in_worker"]  # workers, and only they, imported it
             assert result["pid_is_worker"] == (result["in_worker"] if env else 0)
     assert executor._pool is None and "EXECUTOR_TEST_MARK" not in os.environ
+
+
+def test_the_command_line_exits_without_a_final_cycle_collection():
+    """``main`` freezes the heap on the way out, so the interpreter's last collections walk nothing."""
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('frozen objects:', gc.get_freeze_count()))\n"  # runs after main returns
+        "from dolma_sql.cli import main\n"
+        "sys.argv = ['dolma-sql', '--help']\n"
+        "main()\n"
+    )
+    result = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    frozen = int(result.stdout.rsplit("frozen objects:", 1)[1])
+    assert frozen > 1000

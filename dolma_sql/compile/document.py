@@ -134,10 +134,10 @@ class Document:
     def relation(self) -> exp.Select:
         """``batch`` with every registered path extracted (the ``extracted`` and ``merged`` layers)."""
         raw = [lists.extract(exp.column(source)) for source, lists in self._raw.items()]
-        extracted = exp.select("row", *self._lines, *raw).from_("batch", copy=False)
+        extracted = exp.select("row", *self._lines, *raw, copy=False).from_("batch", copy=False)
         merged_keys = [J.alias(self._merge_sources(key), f"key_{j}") for key, j in self._keys.items()]
         deep = [J.alias(self._merge_sources(path[1], path[2:]), column) for path, column in self._deep.items()]
-        return exp.select("row", *self._passthrough(), *merged_keys, *deep).from_(extracted.subquery("extracted", copy=False), copy=False)
+        return exp.select("row", *self._passthrough(), *merged_keys, *deep, copy=False).from_(extracted.subquery("extracted", copy=False), copy=False)
 
     def columns(self) -> list[str]:
         """The columns of ``relation()`` besides ``row`` (named without building it)."""

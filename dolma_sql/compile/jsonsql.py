@@ -7,6 +7,8 @@ recurring shapes so the compilers never glue SQL strings.
 
 from __future__ import annotations
 
+import functools
+
 import itertools
 import json
 from typing import Iterable
@@ -38,7 +40,13 @@ def lit(value: str | int | float | bool | None) -> exp.Expression:
 
 
 def cast(expression: exp.Expression, to: str) -> exp.Expression:
-    return exp.Cast(this=expression, to=exp.DataType.build(to, dialect="duckdb"))
+    return exp.Cast(this=expression, to=_data_type(to).copy())
+
+
+@functools.cache
+def _data_type(name: str) -> exp.DataType:
+    """A DuckDB type, parsed once (``DataType.build`` runs the parser every call)."""
+    return exp.DataType.build(name, dialect="duckdb")
 
 
 def json_literal(value) -> exp.Expression:
@@ -99,7 +107,7 @@ def is_type(value: exp.Expression, *types: str) -> exp.Expression:
         "OBJECT": fn("starts_with", text, lit("{")),
         "NULL": exp.EQ(this=text, expression=lit("null")),
         "BOOLEAN": exp.In(this=text, expressions=[lit("true"), lit("false")]),
-        "NUMBER": exp.and_(exp.GTE(this=text, expression=lit("-")), exp.LT(this=text, expression=lit(":"))),  # - or a digit
+        "NUMBER": exp.and_(exp.GTE(this=text, expression=lit("-")), exp.LT(this=text, expression=lit(":")), copy=False),  # - or a digit
     }
     kinds = dict.fromkeys("NUMBER" if t in NUMBER_TYPES else t for t in types)
     return or_(*[tests[kind] for kind in kinds])
@@ -154,11 +162,11 @@ def paren(e: exp.Expression) -> exp.Expression:
 
 def and_(*args: exp.Expression) -> exp.Expression:
     args = [a for a in args if a is not None]
-    return exp.and_(*[paren(a) for a in args]) if len(args) > 1 else args[0]
+    return exp.and_(*[paren(a) for a in args], copy=False) if len(args) > 1 else args[0]
 
 
 def or_(*args: exp.Expression) -> exp.Expression:
-    return exp.or_(*[paren(a) for a in args]) if len(args) > 1 else args[0]
+    return exp.or_(*[paren(a) for a in args], copy=False) if len(args) > 1 else args[0]
 
 
 def not_(e: exp.Expression) -> exp.Expression:

@@ -133,16 +133,19 @@ def compile_stream(
     measures = _text_measures(doc, text_bytes, stripped_text_bytes)
     checks = [J.alias(_alignment_problem(doc), "problem")] if alignment_check else []  # after every path is registered
     passed = [*rules, *measures]
-    merged = doc.relation().subquery("merged")
+    # the builders take their parts as they are (copy=False): the one copy() at the end unshares the
+    # nodes they reuse, where copying every part as it is added cost most of the compile time
+    merged = doc.relation().subquery("merged", copy=False)
     if rule_columns:
-        ruled = exp.select("row", *doc.columns(), *passed).from_(merged)
-        middle = exp.select("*", J.alias(keep, "keep")).from_(ruled.subquery("ruled"))
+        ruled = exp.select("row", *doc.columns(), *passed, copy=False).from_(merged, copy=False)
+        middle = exp.select("*", J.alias(keep, "keep"), copy=False).from_(ruled.subquery("ruled", copy=False), copy=False)
     else:
-        middle = exp.select("row", *doc.columns(), J.alias(keep, "keep"), *passed).from_(merged)
-    outer = exp.select("row", "keep", *outputs, *[p.alias for p in passed], *checks).from_(middle.subquery("decided"))
+        middle = exp.select("row", *doc.columns(), J.alias(keep, "keep"), *passed, copy=False).from_(merged, copy=False)
+    outer = exp.select("row", "keep", *outputs, *[p.alias for p in passed], *checks, copy=False)
+    outer = outer.from_(middle.subquery("decided", copy=False), copy=False)
     outer = J.parenthesize(outer.copy())  # copy() unshares nodes that the builders reuse
     return StreamQuery(
-        sql=outer.sql(dialect="duckdb", pretty=True),
+        sql=outer.sql(dialect="duckdb", pretty=True, copy=False),
         expression=outer,
         attribute_keys=frozenset(doc.attribute_keys),
     )

@@ -13,6 +13,7 @@ losing or duplicating a document.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -491,11 +492,9 @@ def _collect_edits(result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, ta
         column = result.column(f"span_{rule_index}").take(pa.array(kept_rows))
         # most documents select no span: decode only the others
         selecting = np.flatnonzero(pc.and_(pc.is_valid(column), pc.invert(pc.is_in(column, value_set=_NO_SPANS))).to_numpy(zero_copy_only=False))
-        spans_per_row = _parse_spans(column.take(pa.array(selecting)).to_pylist(), kept_rows[selecting], batch, task, rule_index)
-        counts = np.array([len(spans) for spans in spans_per_row], dtype=np.int64)
-        if not counts.sum():
+        counts, flat = _parse_spans(column.take(pa.array(selecting)).to_pylist(), kept_rows[selecting], batch, task, rule_index)
+        if not len(flat):
             continue
-        flat = np.array([span for spans in spans_per_row for span in spans], dtype=np.float64).reshape(-1, 3)
         row = np.repeat(selecting, counts)
         selected = (flat[:, 2] >= rule.min_score) & (flat[:, 2] < rule.max_score)
         row, flat = row[selected], flat[selected]
@@ -528,22 +527,27 @@ def _jq_replacement(value, batch: LineBatch, row: int, task: ShardTask, rule_ind
     return value
 
 
-def _parse_spans(column: list, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask, rule_index: int) -> list[list]:
-    """Decode selected span lists; a selector matching several lists yields their concatenation.
+def _parse_spans(column: list, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask, rule_index: int) -> tuple[np.ndarray, np.ndarray]:
+    """Decode selected span lists into the number of spans of each row and one ``(n, 3)`` array of them.
 
-    Anything but ``[start, end, score]`` triples with ``0 <= start <= end`` is an error that
-    names the line (upstream panics and exits 0).
+    A selector matching several lists yields their concatenation. Anything but ``[start, end,
+    score]`` triples with ``0 <= start <= end`` is an error that names the line (upstream panics
+    and exits 0).
     """
     joined = b"[" + b",".join(value.encode() if value is not None else b"null" for value in column) + b"]"
     try:
         decoded = [spans or [] for spans in _decode_spans(joined)]
     except msgspec.ValidationError:
         decoded = [_parse_spans_slow(value, batch, kept_rows[i], task, rule_index) for i, value in enumerate(column)]
-    for i, spans in enumerate(decoded):
-        for start, end, _score in spans:
-            if start < 0 or end < start:
-                _bad_span([start, end, _score], batch, kept_rows[i], task, rule_index, "needs 0 <= start <= end")
-    return decoded
+    counts = np.fromiter(map(len, decoded), dtype=np.int64, count=len(decoded))
+    values = itertools.chain.from_iterable(itertools.chain.from_iterable(decoded))  # flattened in C, not span by span
+    flat = np.fromiter(values, dtype=np.float64, count=3 * int(counts.sum())).reshape(-1, 3)
+    bad = np.flatnonzero((flat[:, 0] < 0) | (flat[:, 1] < flat[:, 0]))
+    if len(bad):
+        i = int(np.searchsorted(np.cumsum(counts), bad[0], side="right"))
+        span = decoded[i][bad[0] - int(counts[:i].sum())]
+        _bad_span(list(span), batch, kept_rows[i], task, rule_index, "needs 0 <= start <= end")
+    return counts, flat
 
 
 def _parse_spans_slow(value: str | None, batch: LineBatch, row: int, task: ShardTask, rule_index: int) -> list:

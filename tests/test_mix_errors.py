@@ -209,6 +209,8 @@ def test_empty_glob(tmp_path):
         ([[0, 3]], "bad span"),
         ([[0.0, 3, 1.0]], "bad span"),
         ([[3, 1, 1.0]], "start <= end"),
+        ([[0, 1, 1.0], [5, 2, 1.0]], r"bad span \[5,2,1.0\].*start <= end"),  # the second span of the line
+        ([[-1, 2, 1.0]], r"bad span \[-1,2,1.0\]"),
         (5, "bad span"),
     ],
 )

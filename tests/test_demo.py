@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 from mixhelpers import read_outputs
 
@@ -18,3 +20,13 @@ def test_demo_mixes_the_bundled_sample(tmp_path):
     assert all("attributes" not in doc for doc in documents)
     assert "documents kept" in result.stdout and "--explain" in result.stdout
     assert str(len(documents)) in result.stdout
+
+
+def test_a_source_checkout_runs_without_installing():
+    """`python -m dolma_sql` at the checkout's root (as the benches run it) finds sql/, udfs/ and recipes/."""
+    root = Path(__file__).resolve().parent.parent
+    code = "import dolma_sql, dolma_sql.sql, dolma_sql.udfs, dolma_sql.recipes; print(dolma_sql.__file__, dolma_sql.sql.__file__)"
+    result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    package, sql = result.stdout.split()
+    assert Path(package).parent == root / "dolma_sql" and Path(sql).parent == root / "sql"

@@ -1,6 +1,6 @@
 """Mixer benchmark: a realistic CC-style recipe, upstream dolma vs dolma-sql, both filter syntaxes.
 
-    python bench/mix.py [--docs 200000] [--files 20] [--processes 2] [--skip-upstream]
+    python bench/mix.py [--docs 200000] [--files 20] [--processes 2] [--skip-upstream] [--repeat N]
 
 On a generated corpus (cached) with upstream-made gopher, PII and paragraph-dedupe attributes
 (cached), it runs in one go:
@@ -10,7 +10,9 @@ On a generated corpus (cached) with upstream-made gopher, PII and paragraph-dedu
 2. upstream ``dolma -c recipes/mix-jsonpath.yaml mix`` and 3. the jq twin,
 4. ``dolma-sql -c recipes/mix-jsonpath.yaml mix`` and 5. the jq twin,
 
-then checks that every pair produced the same documents (multiset by id, ``metadata.provenance``
+(with ``--repeat N``, the floors and dolma-sql run N times, interleaved, and each shows its median
+run: this machine's speed drifts by 10-20% within minutes, and the median of interleaved runs is the
+steady figure), then checks that every pair produced the same documents (multiset by id, ``metadata.provenance``
 ignored) and prints seconds, docs/s, MB/s of uncompressed input, peak RSS, and speed ratios.
 The recipes read the corpus and output paths from ``$DOLMA_BENCH_CORPUS`` / ``$DOLMA_BENCH_OUTPUT``,
 so they also run by hand.
@@ -19,6 +21,7 @@ so they also run by hand.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gzip
 import hashlib
 import json
@@ -156,6 +159,18 @@ def run_system(system: str, corpus_dir: Path, run_dir: Path, processes: int) -> 
     return Row.of(system, run_mix(system, prefix, syntax, corpus_dir, output_dir(run_dir, system), processes), info)
 
 
+def median_run(runs: list[Row]) -> Row:
+    """The run of median wall time (the lower middle one of an even count); any failed run is shown instead."""
+    failed = [run for run in runs if not run.ok]
+    if failed:
+        return failed[0]
+    middle = sorted(runs, key=lambda run: run.seconds)[(len(runs) - 1) // 2]
+    if len(runs) == 1:
+        return middle
+    spread = f"median of {len(runs)}: {min(r.seconds for r in runs):.2f}-{max(r.seconds for r in runs):.2f} s"
+    return dataclasses.replace(middle, note=f"{middle.note}; {spread}" if middle.note else spread)
+
+
 def output_dir(run_dir: Path, system: str) -> Path:
     return run_dir / system.replace(" ", "-")
 
@@ -168,6 +183,8 @@ def main(argv=None) -> int:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--skip-upstream", action="store_true",
                         help="reuse the last upstream timings and outputs for these corpus parameters and recipes")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="run the floors and dolma-sql N times, interleaved, and show each one's median run (upstream runs once)")
     parser.add_argument("--systems", nargs="*", metavar="SYSTEM", choices=list(CLI_NAMES),
                         help="run only these (the others are shown from the last run, marked cached): "
                              + " ".join(CLI_NAMES))
@@ -185,10 +202,15 @@ def main(argv=None) -> int:
     selected = SYSTEMS if args.systems is None else [CLI_NAMES[s] for s in args.systems]
     if args.skip_upstream:
         selected = [s for s in selected if not (s.startswith("upstream") and s in cached)]
+    runs: dict[str, list[Row]] = {}
+    for attempt in range(max(1, args.repeat)):
+        for system in selected:
+            if attempt == 0 or not system.startswith("upstream"):
+                runs.setdefault(system, []).append(run_system(system, corpus_dir, run_dir, args.processes))
     rows: dict[str, Row] = {}
     for system in SYSTEMS:
-        if system in selected:
-            rows[system] = run_system(system, corpus_dir, run_dir, args.processes)
+        if system in runs:
+            rows[system] = median_run(runs[system])
             save_result(results_file, rows[system], recipes_digest())
         elif system in cached:
             rows[system] = cached[system]
@@ -210,6 +232,12 @@ def main(argv=None) -> int:
         baselines["× vs floor"] = FLOOR
     if FLOOR_WITH_ATTRIBUTES in rows:
         baselines["× vs floor+attrs"] = FLOOR_WITH_ATTRIBUTES
+    if args.repeat > 1 and FLOOR in runs:  # ratios within one attempt: both ran minutes apart at most
+        for system in (s for s in runs if s.startswith("dolma-sql")):
+            ratios = sorted(ours.seconds / floor.seconds for ours, floor in zip(runs[system], runs[FLOOR]) if ours.ok and floor.ok)
+            if ratios:
+                listed = ", ".join(f"{r:.2f}" for r in ratios)
+                print(f"{system} / floor, attempt by attempt: {listed} (median {ratios[(len(ratios) - 1) // 2]:.2f}×)")
     print_table(table, title=f"mix: {info.docs:,} docs, {info.bytes_uncompressed / 1e6:,.0f} MB JSONL in {len(info.files)} files, "
                              f"{args.processes} processes", baselines=baselines)
     return 1 if mismatches or not all(r.ok for r in table) else 0

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import duckdb
+import pyarrow as pa
 import pytest
 
-from compile_helpers import kept
+from compile_helpers import kept, run
 from dolma_sql.errors import CompileError
 
 ALL = ["d1", "d2", "d3", "d4", "d5", "d6", "d7"]
@@ -132,3 +133,12 @@ def test_rejected(expression, message, position):
     assert message in str(caught.value)
     assert caught.value.position == position
     assert caught.value.path == "streams[0].filter.include[0]"
+
+
+def test_length_of_an_array_compared_with_zero_ignores_how_the_line_spaces_it():
+    """`length > 0` of an array is compiled to a test of its compact text: whitespace in the raw line must not matter."""
+    lines = ['{"id":"%d","attributes":{"x":%s}}\n' % (i, x) for i, x in enumerate(["[ ]", "[\n\t]", "[ [0, 1, 0.5] ]", "[]", '"[]"', "{ }"])]
+    table = pa.table({"row": pa.array(range(len(lines)), pa.int64()), "doc": pa.array(lines, pa.string())})
+    rule = '.attributes.x | if type == "array" and length > 0 then true else false end'
+    assert [r["keep"] for r in run(table, include=[rule], syntax="jq")] == [False, False, True, False, False, False]
+    assert [r["keep"] for r in run(table, include=['.attributes.x | length > 0'], syntax="jq")] == [False, False, True, False, True, False]

@@ -433,6 +433,28 @@ def _is_simple(expression: exp.Expression) -> bool:
     return isinstance(expression, (exp.Column, exp.Literal, exp.Boolean, exp.Null))
 
 
+def _nonempty_arrays_by_text(node: exp.Expression) -> exp.Expression:
+    """``0 < length`` of a known array (dolma's ``length > 0``) as ``text <> '[]'``: a text comparison
+    instead of parsing the array once per rule and row. Every JSON value here is DuckDB's compact
+    text, so an empty array is exactly ``[]``. (A sqlglot ``transform`` function, applied once the
+    rule is compiled, when its values are no longer bound to lambda variables.)"""
+    if isinstance(node, exp.LT) and _is_zero(node.this) and (array := _array_measured(node.expression)) is not None:
+        return exp.NEQ(this=J.json_text(array), expression=J.lit("[]"))
+    return node
+
+
+def _is_zero(expression: exp.Expression) -> bool:
+    return isinstance(expression, exp.Literal) and not expression.is_string and float(expression.this) == 0
+
+
+def _array_measured(expression: exp.Expression) -> exp.Expression | None:
+    """The array ``a`` if ``expression`` is ``CAST(json_array_length(a) AS DOUBLE)``, the ``length`` of a known array."""
+    if isinstance(expression, exp.Cast) and isinstance(expression.this, exp.Anonymous) and expression.this.name == "json_array_length":
+        arguments = expression.this.expressions
+        return arguments[0] if len(arguments) == 1 else None
+    return None
+
+
 _NULL_ONLY_ON_NULL = ("json_array_length", "starts_with")  # functions whose result is NULL only for a NULL first argument
 
 
@@ -544,7 +566,9 @@ class JqCompiler:
         As upstream: an include passes when there is ≥1 output and all are truthy; an exclude drops
         the document when any output is truthy.
         """
-        result = self.compile(self.tree, Ref(None))
+        return self._decide(self.compile(self.tree, Ref(None)), exclude).transform(_nonempty_arrays_by_text, copy=False)
+
+    def _decide(self, result: Result, exclude: bool) -> exp.Expression:
         if isinstance(result, Bool):
             return result.expr
         if isinstance(result, Num):

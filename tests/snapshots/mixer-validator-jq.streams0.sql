@@ -48,7 +48,7 @@ FROM (
               (
                 STARTS_WITH(CAST(COALESCE(key_0, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
-                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_0, CAST('null' AS JSON))) AS DOUBLE)
+                  CAST(COALESCE(key_0, CAST('null' AS JSON)) AS TEXT) <> '[]'
                 )
               )
               AND (
@@ -117,7 +117,7 @@ FROM (
               (
                 STARTS_WITH(CAST(COALESCE(key_1, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
-                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_1, CAST('null' AS JSON))) AS DOUBLE)
+                  CAST(COALESCE(key_1, CAST('null' AS JSON)) AS TEXT) <> '[]'
                 )
               )
               AND (
@@ -186,7 +186,7 @@ FROM (
               (
                 STARTS_WITH(CAST(COALESCE(key_2, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
-                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_2, CAST('null' AS JSON))) AS DOUBLE)
+                  CAST(COALESCE(key_2, CAST('null' AS JSON)) AS TEXT) <> '[]'
                 )
               )
               AND (
@@ -255,7 +255,7 @@ FROM (
               (
                 STARTS_WITH(CAST(COALESCE(key_3, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
-                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_3, CAST('null' AS JSON))) AS DOUBLE)
+                  CAST(COALESCE(key_3, CAST('null' AS JSON)) AS TEXT) <> '[]'
                 )
               )
               AND (
@@ -324,7 +324,7 @@ FROM (
               (
                 STARTS_WITH(CAST(COALESCE(key_4, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
-                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_4, CAST('null' AS JSON))) AS DOUBLE)
+                  CAST(COALESCE(key_4, CAST('null' AS JSON)) AS TEXT) <> '[]'
                 )
               )
               AND (
@@ -393,7 +393,7 @@ FROM (
               (
                 STARTS_WITH(CAST(COALESCE(key_5, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
-                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_5, CAST('null' AS JSON))) AS DOUBLE)
+                  CAST(COALESCE(key_5, CAST('null' AS JSON)) AS TEXT) <> '[]'
                 )
               )
               AND (
@@ -462,7 +462,7 @@ FROM (
               (
                 STARTS_WITH(CAST(COALESCE(key_6, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
-                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_6, CAST('null' AS JSON))) AS DOUBLE)
+                  CAST(COALESCE(key_6, CAST('null' AS JSON)) AS TEXT) <> '[]'
                 )
               )
               AND (
@@ -533,7 +533,7 @@ FROM (
               (
                 STARTS_WITH(CAST(COALESCE(key_7, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
-                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_7, CAST('null' AS JSON))) AS DOUBLE)
+                  CAST(COALESCE(key_7, CAST('null' AS JSON)) AS TEXT) <> '[]'
                 )
               )
               AND (
@@ -602,7 +602,7 @@ FROM (
               (
                 STARTS_WITH(CAST(COALESCE(key_8, CAST('null' AS JSON)) AS TEXT), '[')
                 AND (
-                  0.0 < CAST(JSON_ARRAY_LENGTH(COALESCE(key_8, CAST('null' AS JSON))) AS DOUBLE)
+                  CAST(COALESCE(key_8, CAST('null' AS JSON)) AS TEXT) <> '[]'
                 )
               )
               AND (

@@ -36,17 +36,14 @@ class _Lists:
 
     def __init__(self, column: str) -> None:
         self.column = column
-        self.positions: dict[str, int] = {}
-        self.paths: list[Path] = []  # by position
+        self.positions: dict[Path, int] = {}  # in position order
 
     def get(self, path: Path) -> exp.Expression:
-        position = self.positions.setdefault(J.path_string(path), len(self.positions))
-        if position == len(self.paths):
-            self.paths.append(path)
-        return J.index(exp.column(self.column), position)
+        return J.index(exp.column(self.column), self.positions.setdefault(tuple(path), len(self.positions)))
 
     def extract(self, source: exp.Expression) -> exp.Expression:
-        return J.alias(J.fn("json_extract", source, J.array(*[J.lit(p) for p in self.positions])), self.column)
+        paths = [J.lit(J.path_string(path)) for path in self.positions]
+        return J.alias(J.fn("json_extract", source, J.array(*paths)), self.column)
 
 
 class Document:
@@ -93,7 +90,7 @@ class Document:
 
     def reads(self, source: str, path: Path) -> bool:
         """Whether ``path`` of the raw column is already extracted (so testing it costs no parse)."""
-        return source in self._raw and J.path_string(path) in self._raw[source].positions
+        return source in self._raw and tuple(path) in self._raw[source].positions
 
     def raw_type(self, source: str, path: Path) -> exp.Expression:
         """DuckDB's ``json_type`` of ``path`` in the raw column, by parsing the line again.
@@ -112,10 +109,10 @@ class Document:
         the list instead of a lookup per key. Build it after every path of ``source`` is registered.
         """
         lists = self._raw.get(source)
-        if lists is None or not any(self._in_a_key(path) for path in lists.paths):
+        if lists is None or not any(self._in_a_key(path) for path in lists.positions):
             return None
         column = exp.column(lists.column)
-        outside = [J.cast(J.not_null(J.index(column, i)), "INTEGER") for i, path in enumerate(lists.paths) if not self._in_a_key(path)]
+        outside = [J.cast(J.not_null(J.index(column, i)), "INTEGER") for path, i in lists.positions.items() if not self._in_a_key(path)]
         found_outside = functools.reduce(lambda a, b: exp.Add(this=a, expression=b), outside) if outside else J.lit(0)
         return exp.GT(this=J.fn("list_count", column), expression=found_outside)
 

@@ -8,7 +8,6 @@ recurring shapes so the compilers never glue SQL strings.
 from __future__ import annotations
 
 import functools
-
 import itertools
 import json
 from typing import Iterable

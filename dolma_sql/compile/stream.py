@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from dolma_sql.compile import jsonsql as J
-from dolma_sql.compile.document import Document
+from dolma_sql.compile.document import Document, Path
 from dolma_sql.compile.jq import JqCompiler
 from dolma_sql.compile.jsonpath import JsonPathCompiler
 from dolma_sql.compile.sqlpred import SqlPredicateCompiler
@@ -203,7 +203,7 @@ def _alignment_problem(doc: Document) -> exp.Expression:
     return J.or_(*problems)
 
 
-def _not_of_type(doc: Document, source: str, path, json_type: str) -> exp.Expression:
+def _not_of_type(doc: Document, source: str, path: Path, json_type: str) -> exp.Expression:
     """Whether the value at ``path`` of a raw line is absent or not a ``json_type``: read off the
     extracted value when the query extracts it, else by parsing the line again."""
     if doc.reads(source, path):

@@ -77,8 +77,11 @@ def exiting_without_cycle_collection() -> None:
     gc.freeze()
 
 
-def _worker_started() -> None:
+def _worker_started(preload: str | None) -> None:
+    """Every pool worker's initializer: it exits without final collections and imports ``preload``."""
     atexit.register(exiting_without_cycle_collection)
+    if preload:
+        importlib.import_module(preload)
 
 
 RUNTIME_ENVIRONMENT = {
@@ -122,9 +125,10 @@ class LocalExecutor(Executor):
     results, so one worker fewer is spawned (each re-imports the libraries the caller already has,
     about half a CPU second); for callers with nothing else to do while units run.
 
-    Used as a context manager, it starts the workers on entry, and each imports ``preload`` (the
-    module of the unit function) while the caller is still preparing the units; otherwise every
-    ``map_unordered`` starts workers of its own once the units are known.
+    Every worker imports ``preload`` (the module of the unit function) as it starts. Used as a
+    context manager, it starts the workers on entry, so they import it while the caller is still
+    preparing the units; otherwise every ``map_unordered`` starts workers of its own once the units
+    are known.
     """
 
     def __init__(self, processes: int = 1, env: dict[str, str] | None = None, caller_works: bool = False, preload: str | None = None) -> None:
@@ -141,9 +145,9 @@ class LocalExecutor(Executor):
     def __enter__(self) -> LocalExecutor:
         if self.workers and (self.env or self.processes > 1):
             with _environment(self.env):
-                self._pool = self._new_pool(self.workers)
+                self._pool = self._new_pool(self.workers, self.preload)
                 for _ in range(self.workers):  # each task that finds no idle worker spawns one
-                    self._pool.submit(_import, self.preload)
+                    self._pool.submit(_no_op)
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -152,9 +156,10 @@ class LocalExecutor(Executor):
             self._pool = None
 
     @staticmethod
-    def _new_pool(workers: int) -> ProcessPoolExecutor:
-        """Workers spawn as tasks are submitted, with the environment of that moment."""
-        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_started)
+    def _new_pool(workers: int, preload: str | None) -> ProcessPoolExecutor:
+        """Workers spawn as tasks are submitted, with the environment of that moment; each imports ``preload`` first."""
+        context = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_started, initargs=(preload,))
 
     def map_unordered(self, fn, units):
         if not units:
@@ -164,7 +169,7 @@ class LocalExecutor(Executor):
             for unit in units:
                 yield unit, _run_here(fn, unit)
             return
-        pool_in_use = contextlib.nullcontext(self._pool) if self._pool else self._new_pool(min(workers, len(units)))
+        pool_in_use = contextlib.nullcontext(self._pool) if self._pool else self._new_pool(min(workers, len(units)), self.preload)
         with _environment(self.env), pool_in_use as pool:
             pending: dict[Future, Any] = {}
             queue = list(units)
@@ -188,9 +193,8 @@ class LocalExecutor(Executor):
                     yield unit, error if error is not None else future.result()
 
 
-def _import(module: str | None) -> None:
-    if module:
-        importlib.import_module(module)
+def _no_op() -> None:
+    """A task whose submission spawns a worker."""
 
 
 def _run_here(fn: Callable[[U], Counters], unit: U) -> Counters | DolmaSqlError:

@@ -142,8 +142,13 @@ class LocalExecutor(Executor):
     def workers(self) -> int:
         return self.processes - 1 if self.caller_works else self.processes
 
+    @property
+    def _spawns(self) -> bool:
+        """Whether units run in worker processes at all (with an ``env`` they always do)."""
+        return bool(self.env) or self.processes > 1
+
     def __enter__(self) -> LocalExecutor:
-        if self.workers and (self.env or self.processes > 1):
+        if self._spawns:
             with _environment(self.env):
                 self._pool = self._new_pool(self.workers, self.preload)
                 for _ in range(self.workers):  # each task that finds no idle worker spawns one
@@ -165,7 +170,7 @@ class LocalExecutor(Executor):
         if not units:
             return
         workers = self.workers
-        if not self.env and (self.processes == 1 or len(units) <= 1):
+        if not self._spawns or (not self.env and len(units) <= 1):
             for unit in units:
                 yield unit, _run_here(fn, unit)
             return

@@ -85,7 +85,7 @@ def _worker_started(preload: str | None) -> None:
 
 
 RUNTIME_ENVIRONMENT = {
-    "DUCKDB_JE_MALLOC_CONF": "dirty_decay_ms:2000,muzzy_decay_ms:2000",
+    "DUCKDB_JE_MALLOC_CONF": "dirty_decay_ms:10000,muzzy_decay_ms:10000",
     "_RJEM_MALLOC_CONF": "dirty_decay_ms:-1,muzzy_decay_ms:-1",
     "OPENBLAS_NUM_THREADS": "1",
 }
@@ -93,10 +93,12 @@ RUNTIME_ENVIRONMENT = {
 
 - Polars' jemalloc keeps freed pages for reuse, as :func:`keep_freed_memory` does for glibc; by
   default it hands them back to the kernel within seconds and every batch faults them in again.
-- DuckDB's jemalloc hands back pages unused for 2 s. A process keeps one connection for all the
-  shards it mixes: its default decay cost a mix about a second of system time, and keeping every
-  freed page let fragmentation grow RSS shard after shard (530 -> 1,125 MB over 10 shards of the mix
-  bench); with 2 s a shard's working pages stay and RSS levels off (650-850 MB per process).
+- DuckDB's jemalloc hands back pages unused for 10 s. A process keeps one connection for all the
+  shards it mixes, and a shard takes about a second: with DuckDB's default decay, and still with 2 s,
+  the JSON functions' arenas were handed back and faulted in again shard after shard (330k page
+  faults and 1.5-1.9 s of system time for the mix bench; 10 s: 230k and 1.2-1.3 s). Keeping every
+  freed page instead let fragmentation grow RSS shard after shard (570 -> 950 MB over 30 shards in
+  one process); with 10 s it levels off at 750-830 MB.
 - NumPy's OpenBLAS starts a thread per core that spins between calls; nothing here uses BLAS, and
   with one worker process per core those threads take CPU from the other workers (2% of a mix).
 """

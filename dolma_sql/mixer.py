@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 from dolma_sql import impact, layout
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.executor import Counters, Executor, LocalExecutor, cyclic_gc_paused, keep_freed_memory, run_units
-from dolma_sql.io import BATCH_BYTES, AtomicWriter, LineBatch, decode_object, head_lines, iter_line_batches, line_bytes
+from dolma_sql.io import BATCH_BYTES, AtomicWriter, LineBatch, decode_object, head_lines, iter_line_batches, json_string_literals, line_bytes
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
 from dolma_sql.spans import SpanEdits, apply_spans, split_template
 
@@ -393,7 +393,7 @@ def _count_batch(batch: LineBatch, result: pa.Table, task: ShardTask, counters: 
         replaced = report.count_span_rules(texts, edits, rule_of_edit, len(task.plan.span_rules))
         text_bytes[edited] = pc.binary_length(replaced.cast(pa.large_binary())).to_numpy()
         if stripped is not None:
-            stripped[edited] = [_utf8_length(text.strip(UNICODE_WHITESPACE)) for text in replaced.to_pylist()]
+            stripped[edited] = _trimmed_utf8_lengths(replaced)
     too_short = stripped < min_length if stripped is not None else np.zeros(len(kept_rows), dtype=bool)
     report.count_kept(text_bytes, too_short)
 
@@ -415,15 +415,25 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
     if bad is not None:  # the query checks the text of dropped documents only
         _diagnose(batch, attribute_lines, task, int(kept_rows[bad]))
 
+    min_length = stream.output.min_text_length or 0
+    too_short = [False] * len(documents)
     edits_by_rule = _collect_edits(result, kept_rows, batch, task)
     if edits_by_rule is not None:
         edits, edited, rule_of_edit = edits_by_rule
         texts = pa.array([documents[i]["text"] for i in edited], pa.large_string())
-        replaced = apply_spans(texts, edits).to_pylist()
-        for position, document_index in enumerate(edited):
-            if replaced[position] != documents[document_index]["text"]:
-                counters["documents_span_replaced"] = counters.get("documents_span_replaced", 0) + 1
-            documents[document_index]["text"] = replaced[position]
+        replaced = apply_spans(texts, edits)
+        changed = pc.not_equal(replaced, texts).to_numpy(zero_copy_only=False)
+        counters["documents_span_replaced"] = counters.get("documents_span_replaced", 0) + int(np.count_nonzero(changed))
+        if min_length:
+            for document_index, short in zip(edited, (_trimmed_utf8_lengths(replaced) < min_length).tolist()):
+                too_short[document_index] = short
+        for document_index, literal in zip(edited, json_string_literals(replaced)):  # the encoder copies them as they are
+            documents[document_index]["text"] = literal
+    if min_length:
+        for position, document in enumerate(documents):
+            text = document["text"]
+            if type(text) is str:  # not edited
+                too_short[position] = _shorter_than(text, min_length)
 
     discard = set(stream.output.discard_fields)
     merge_attributes = bool(stream.attributes) and "attributes" not in discard
@@ -432,7 +442,6 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
         if merge_attributes
         else []
     )
-    min_length = stream.output.min_text_length or 0
     basename = os.path.basename(batch.path)
     line_numbers = (kept_rows + batch.first_line).tolist()
     out = []
@@ -446,7 +455,7 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
             document["attributes"] = merged
         for name in discard:
             document.pop(name, None)
-        if min_length and _shorter_than(document["text"], min_length):
+        if too_short[position]:
             counters["documents_too_short"] = counters.get("documents_too_short", 0) + 1
             continue
         metadata = document.get("metadata")
@@ -467,6 +476,11 @@ def _utf8_length(text: str) -> int:
 
 
 _WHITESPACE = frozenset(UNICODE_WHITESPACE)
+
+
+def _trimmed_utf8_lengths(texts: pa.Array) -> np.ndarray:
+    """The UTF-8 length of each text trimmed of Unicode whitespace (``min_text_length``'s measure)."""
+    return pc.binary_length(pc.utf8_trim(texts, characters=UNICODE_WHITESPACE).cast(pa.large_binary())).to_numpy()
 
 
 def _shorter_than(text: str, min_length: int) -> bool:

@@ -13,6 +13,7 @@ losing or duplicating a document.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import os
 import re
@@ -82,7 +83,6 @@ class ShardTask:
     plan: StreamPlan
     shard: layout.ShardPlan
     allow_missing_attributes: bool
-    threads: int
     dry_run: bool = False
 
 
@@ -206,30 +206,111 @@ def run_shard(task: ShardTask) -> Counters:
 
 
 def _queried_batches(task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array | None], pa.Table]]:
-    """Every batch of the shard's inputs, its attribute lines, and the stream query's result on them."""
+    """Every batch of the shard's inputs, its attribute lines, and the stream query's result on them.
+
+    The query runs once per shard, over a stream of all its batches, and its result is cut back into
+    the batches it answers: planning the query costs 15-20 ms at each run, as much as querying a few
+    thousand documents. DuckDB reads the stream as it goes, so it holds a batch or two at a time.
+    """
     keep_freed_memory()
-    connection = _connection(task.threads)
-    for path in task.shard.inputs:
-        for batch, attribute_lines in _aligned_batches(path, task):
-            table = {"row": pa.array(np.arange(len(batch), dtype=np.int64)), "doc": batch.lines}
-            for index, lines in enumerate(attribute_lines):
-                table[f"attr_{index}"] = lines if lines is not None else pa.nulls(len(batch), pa.large_string())
-            connection.register("batch", pa.table(table))
-            try:
-                result = _run_query(_stream_query(connection, task.plan.sql), batch, attribute_lines, task)
-            finally:
-                connection.unregister("batch")
+    connection = _connection()
+    unanswered: collections.deque[tuple[LineBatch, list[pa.Array | None]]] = collections.deque()
+    input_failure: list[Exception] = []
+
+    def inputs() -> Iterator[pa.RecordBatch]:
+        try:
+            for path in task.shard.inputs:
+                for batch, attribute_lines in _aligned_batches(path, task):
+                    unanswered.append((batch, attribute_lines))
+                    yield from _query_input(batch, attribute_lines).to_batches()
+        except Exception as error:  # raised below with its own type, not as a DuckDB error about a Python stream
+            input_failure.append(error)
+
+    schema = _query_input(None, [None] * len(task.plan.stream.attributes)).schema
+    connection.register("batch", pa.RecordBatchReader.from_batches(schema, inputs()))
+    query_failure = None
+    try:
+        results = _stream_query(connection, task.plan.sql).to_arrow_reader(_RESULT_ROWS)
+    except duckdb.Error as error:
+        connection.unregister("batch")
+        _explain_query_failure(task, error)
+        raise
+    try:
+        answered = _RowCursor(results)
+        while not input_failure and (unanswered or answered.peek()):  # peeking lets the query read the next batch
+            batch, attribute_lines = unanswered.popleft()
+            result = answered.take(len(batch))
+            if input_failure:
+                break
+            if result.num_rows != len(batch):
+                raise RuntimeError(f"the stream query answered {result.num_rows} of the {len(batch)} lines from {batch.path}:{batch.first_line}")
+            _check_alignment(result, batch, attribute_lines, task)
             yield batch, attribute_lines, result
+    except (duckdb.Error, pa.ArrowException, OSError) as error:  # DuckDB's errors reach the result reader as Arrow's (OSError)
+        query_failure = error
+    finally:
+        results.close()  # the connection takes no other query while a result is open
+        connection.unregister("batch")
+    if input_failure:
+        raise input_failure[0]
+    if query_failure is not None:
+        _explain_query_failure(task, query_failure)
+        raise query_failure
+
+
+_RESULT_ROWS = 2048
+"""Rows per result batch: one DuckDB vector, so the query reads no further ahead than the batch it answers."""
+
+
+def _query_input(batch: LineBatch | None, attribute_lines: list[pa.Array | None]) -> pa.Table:
+    """The ``batch`` table the stream query reads: each document line beside its attribute lines (None: an empty table)."""
+    lines = batch.lines if batch is not None else pa.array([], pa.large_string())
+    table = {"row": pa.array(np.arange(len(lines), dtype=np.int64)), "doc": lines}
+    for index, lines_of_set in enumerate(attribute_lines):
+        table[f"attr_{index}"] = lines_of_set if lines_of_set is not None else pa.nulls(len(lines), pa.large_string())
+    return pa.table(table)
+
+
+class _RowCursor:
+    """Hands out exactly ``n`` rows at a time from a stream of record batches."""
+
+    def __init__(self, reader: pa.RecordBatchReader) -> None:
+        self._reader = reader
+        self._buffer: list[pa.RecordBatch] = []
+
+    def peek(self) -> bool:
+        """Whether any row is left (reads the next batch if none is buffered)."""
+        while not self._buffer:
+            try:
+                self._buffer.append(self._reader.read_next_batch())
+            except StopIteration:
+                return False
+        return True
+
+    def take(self, n: int) -> pa.Table:
+        pieces, needed = [], n
+        while needed and self.peek():
+            head = self._buffer[0]
+            if head.num_rows <= needed:
+                pieces.append(self._buffer.pop(0))
+                needed -= head.num_rows
+            else:
+                pieces.append(head.slice(0, needed))
+                self._buffer[0] = head.slice(needed)
+                needed = 0
+        return pa.Table.from_batches(pieces, self._reader.schema)
 
 
 @cache
-def _connection(threads: int) -> duckdb.DuckDBPyConnection:
+def _connection() -> duckdb.DuckDBPyConnection:
     """The process's DuckDB connection, shared by the shards it mixes.
 
     A fresh connection per shard faulted its working memory in again (a tenth of a mix's CPU time,
     most of it system time) and planned the stream query again (40 ms for the jq bench recipe).
+    It runs one thread: the parallelism is the processes'. With two threads, a process mixing the
+    differential tests' 12 streams in turn sometimes kept another document than the one it had read.
     """
-    return duckdb.connect(config={"threads": threads})
+    return duckdb.connect(config={"threads": 1})
 
 
 @cache
@@ -326,20 +407,33 @@ class _LineCursor:
 _JQ_FAILURE = re.compile(r"^(?:.*?Error: )?(?P<message>.*failed on the document) at row (?P<row>\d+)", re.S)
 
 
-def _run_query(query: duckdb.DuckDBPyRelation, batch: LineBatch, attribute_lines: list, task: ShardTask) -> pa.Table:
-    """Run the stream's query on a batch; malformed or misaligned lines and jq failures become errors naming the line."""
-    try:
-        result = query.to_arrow_table()
-    except duckdb.Error as error:
-        failure = _JQ_FAILURE.match(str(error))
-        if failure:
-            raise InputError(failure.group("message"), path=batch.path, line=batch.first_line + int(failure.group("row"))) from None
-        _diagnose(batch, attribute_lines, task, None)  # a line DuckDB cannot parse
-        raise
+def _explain_query_failure(task: ShardTask, error: Exception) -> None:
+    """Find the line the stream query failed on and raise an error naming it (returns if none fails alone).
+
+    The streamed query cannot say which batch its failing row belongs to, so the shard's batches are
+    queried again one by one; nothing is written meanwhile, and the shard's output is discarded anyway.
+    """
+    connection = _connection()
+    for path in task.shard.inputs:
+        for batch, attribute_lines in _aligned_batches(path, task):
+            connection.register("batch", _query_input(batch, attribute_lines))
+            try:
+                connection.sql(task.plan.sql).to_arrow_table()
+            except duckdb.Error as batch_error:
+                failure = _JQ_FAILURE.match(str(batch_error))
+                if failure:
+                    raise InputError(failure.group("message"), path=batch.path, line=batch.first_line + int(failure.group("row"))) from None
+                _diagnose(batch, attribute_lines, task, None)  # a line DuckDB cannot parse
+                raise batch_error from None
+            finally:
+                connection.unregister("batch")
+
+
+def _check_alignment(result: pa.Table, batch: LineBatch, attribute_lines: list, task: ShardTask) -> None:
+    """Rows the query flags (misaligned ids, a missing ``attributes`` object or text) become an error naming the line."""
     problems = result.column("problem")
     if pa.compute.any(problems).as_py():
         _diagnose(batch, attribute_lines, task, pa.compute.index(problems, True).as_py())
-    return result
 
 
 def _diagnose(batch: LineBatch, attribute_lines: list, task: ShardTask, row: int | None) -> None:
@@ -639,8 +733,7 @@ def mix(
     work = plan_shards(plans, config, warn=warn)
     if not dry_run:
         _prepare_outputs(config)
-    threads = max(1, (os.cpu_count() or 1) // config.processes)
-    tasks = [ShardTask(plan, shard, allow_missing_attributes, threads, dry_run) for plan, shard in work]
+    tasks = [ShardTask(plan, shard, allow_missing_attributes, dry_run) for plan, shard in work]
     executor = executor or LocalExecutor(config.processes, caller_works=True)
     totals = run_units(run_shard, tasks, executor=executor, label="dry run" if dry_run else "mix", quiet=quiet)
     return MixResult(totals=totals, shards=len(tasks))

@@ -285,3 +285,59 @@ def test_a_failed_shard_does_not_spoil_the_next_in_the_same_process(tmp_path):
     assert len(outputs) == 1
     with gzip.open(tmp_path / "out" / outputs[0], "rt") as handle:
         assert [json.loads(line)["id"] for line in handle] == [d["id"] for d in DOCS]
+
+
+# ------------------------------------------------------------------ a shard read in many batches
+# A shard's query runs once over a stream of all its batches and its result is cut back into them;
+# tiny batches (a line or two each, attribute reads out of step with the documents') exercise that.
+MANY = [{"id": str(i), "text": f"document number {i} é😀", "source": "t"} for i in range(60)]
+MANY_ATTRS = [{"id": str(i), "attributes": {"score": [[0, 3, (i % 4) / 4]], "pii": [[9, 15, 1.0]] if i % 3 else []}} for i in range(60)]
+MANY_RECIPE = {
+    "attributes": ["a"],
+    "filter": {"exclude": ["$.attributes[?(@.score[0][2] < 0.25)]"]},
+    "span_replacement": [{"span": "$.attributes.pii", "min_score": 0.5, "replacement": "<{}>"}],
+}
+
+
+def tiny_batches(monkeypatch, batch_bytes: int = 48) -> None:
+    read = mixer.iter_line_batches
+    monkeypatch.setattr(mixer, "iter_line_batches", lambda path, *, codec=None, batch_bytes_=batch_bytes, **_: read(path, codec=codec, batch_bytes=batch_bytes_))
+
+
+def test_a_shard_in_many_batches_mixes_as_in_one(tmp_path, monkeypatch):
+    from mixhelpers import read_outputs
+
+    corpus(tmp_path / "one", MANY, {"a": MANY_ATTRS})
+    run(recipe(tmp_path / "one", **MANY_RECIPE))
+    corpus(tmp_path / "many", MANY, {"a": MANY_ATTRS})
+    tiny_batches(monkeypatch)
+    result = run(recipe(tmp_path / "many", **MANY_RECIPE))
+    assert read_outputs(str(tmp_path / "many" / "out")) == read_outputs(str(tmp_path / "one" / "out"))
+    assert result.totals["documents_kept"] == 45 and result.totals["documents_span_replaced"] == 30
+    provenance = [json.loads(line)["metadata"]["provenance"] for line in gzip.open(tmp_path / "many" / "out" / "s-0000.jsonl.gz", "rt")]
+    assert provenance == [f"0.jsonl:{i + 1}" for i in range(60) if i % 4]
+
+
+@pytest.mark.parametrize("bad_line", [1, 37, 60])
+def test_errors_in_a_later_batch_name_their_line(tmp_path, monkeypatch, bad_line):
+    tiny_batches(monkeypatch)
+    docs = [json.dumps(d, ensure_ascii=False) for d in MANY]
+    for case, expected in [("malformed", "malformed JSON"), ("misaligned", "mismatched ids"), ("jq", "failed on the document"), ("utf8", "invalid UTF-8")]:
+        root = tmp_path / f"{case}-{bad_line}"
+        lines: list[str | bytes] = list(docs)
+        attrs = [json.dumps(r) for r in MANY_ATTRS]
+        stream = dict(MANY_RECIPE)
+        if case == "malformed":
+            lines[bad_line - 1] = '{"id": "x", "text": '
+        elif case == "misaligned":
+            attrs[bad_line - 1] = json.dumps({"id": "other", "attributes": {}})
+        elif case == "jq":
+            stream["filter"] = {"syntax": "jq", "exclude": [f'if .id == "{bad_line - 1}" then error("boom") else false end']}
+        else:
+            lines[bad_line - 1] = lines[bad_line - 1].encode().replace(b"\xc3\xa9", b"\xc3")
+        write_lines(root / "documents" / "0.jsonl", lines)
+        write_lines(root / "attributes" / "a" / "0.jsonl", attrs)
+        with pytest.raises(InputError) as error:
+            run(recipe(root, **stream))
+        assert error.value.line == bad_line and expected in str(error.value), (case, str(error.value))
+        assert_nothing_written(root)

@@ -447,9 +447,6 @@ class _Accumulator:
         return {"documents": documents.num_rows, "units": units.num_rows, "keys": len(keys["unit"])}
 
 
-BATCH_BYTES = 8 << 20
-"""Decompressed bytes parsed at once per worker: paragraphs, tokens and hashes multiply it a few times."""
-
 _FINGERPRINTERS: dict[tuple[bool, int], Fingerprinter] = {}
 
 
@@ -510,7 +507,7 @@ def extract_file(unit: ExtractUnit) -> dict:
     fingerprinter = _fingerprinter(settings.exact, settings.threads)
     decoder = _decoder(settings)
     accumulator = _Accumulator()
-    for batch in iter_line_batches(unit.path, codec=unit.codec, batch_bytes=BATCH_BYTES):
+    for batch in iter_line_batches(unit.path, codec=unit.codec):
         ids, strings = _read_batch(batch, decoder, settings)
         if settings.mode == "documents":
             _document_keys(accumulator, ids, strings, settings, fingerprinter)

@@ -33,10 +33,6 @@ from dolma_sql.io import line_bytes
 SCORE_DIGITS = 5
 """Scores are rounded to 5 decimals (dolma's TAGGER_SCORE_PRECISION)."""
 
-TAG_BATCH_BYTES = 8 << 20
-"""Decompressed bytes per tagging batch: taggers keep several derived arrays per batch (words,
-n-gram hashes, lines), so a smaller batch than the reader's default bounds memory per process."""
-
 
 # ---------------------------------------------------------------------------------------------- spans
 @dataclass
@@ -454,7 +450,7 @@ def tag_file(unit: TagUnit) -> dict[str, float]:
     documents = 0
     with ExitStack() as stack:
         writers = [stack.enter_context(AtomicWriter(output.path)) for output in unit.outputs]
-        for document_batch in iter_document_batches(unit.source, fields=fields, required=("id", "text"), batch_bytes=TAG_BATCH_BYTES):
+        for document_batch in iter_document_batches(unit.source, fields=fields, required=("id", "text")):
             table = document_batch.table
             if unit.max_documents is not None:
                 table = table.slice(0, max(0, unit.max_documents - documents))

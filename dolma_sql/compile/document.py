@@ -43,7 +43,12 @@ class _Lists:
 
     def extract(self, source: exp.Expression) -> exp.Expression:
         paths = [J.lit(J.path_string(path)) for path in self.positions]
-        return J.alias(J.fn("json_extract", source, J.array(*paths)), self.column)
+        return J.fn("json_extract", source, J.array(*paths))
+
+
+_ID_FIRST = r'^\{"id":("[^"\\]*")'
+"""A line that starts with its ``id``, a string without escapes (how dolma and its taggers write documents);
+group 1 is the id's JSON text, as ``json_extract`` would write it."""
 
 
 class Document:
@@ -130,7 +135,7 @@ class Document:
     # -- the relation the filters read ------------------------------------------------------
     def relation(self) -> exp.Select:
         """``batch`` with every registered path extracted (the ``extracted`` and ``merged`` layers)."""
-        raw = [lists.extract(exp.column(source)) for source, lists in self._raw.items()]
+        raw = [J.alias(self._extraction(source, lists), lists.column) for source, lists in self._raw.items()]
         extracted = exp.select("row", *self._lines, *raw, copy=False).from_("batch", copy=False)
         merged_keys = [J.alias(self._merge_sources(key), f"key_{j}") for key, j in self._keys.items()]
         deep = [J.alias(self._merge_sources(path[1], path[2:]), column) for path, column in self._deep.items()]
@@ -141,6 +146,28 @@ class Document:
         return [*self._passthrough(), *(f"key_{j}" for j in self._keys.values()), *self._deep.values()]
 
     # -- internals ------------------------------------------------------------------------
+    def _extraction(self, source: str, lists: _Lists) -> exp.Expression:
+        """The source's ``json_extract``; for the documents, skipped on lines that hold no ``attributes``.
+
+        When the recipe reads nothing of the document but its ``id`` and its own ``attributes`` (the
+        merge base), a line without the text ``"attributes"`` and without ``\\u`` escapes (which could
+        spell that key) has none of those paths but the id, and a line that starts with its id needs
+        no parse at all (documents are the long lines: the mix bench's query went from 147 to 137 ms
+        per 10k documents, the jq one from 319 to 294).
+        Documents are still parsed where they are checked (kept ones as they are decoded, dropped
+        ones by the text check), so a malformed line is reported all the same.
+        """
+        extract = lists.extract(exp.column(source))
+        if source != "doc" or not all(path == ("id",) or path[:1] == ("attributes",) for path in lists.positions):
+            return extract
+        doc = exp.column("doc")
+        no_attributes = J.and_(J.not_(J.fn("contains", doc, J.lit('"attributes"'))), J.not_(J.fn("contains", doc, J.lit("\\u"))))
+        if ("id",) not in lists.positions:
+            return J.case((no_attributes, J.cast(exp.Null(), "JSON[]")), default=extract)
+        id_text = J.cast(J.fn("regexp_extract", doc, J.lit(_ID_FIRST), J.lit(1)), "JSON")
+        only_the_id = J.cast(J.array(*[id_text if path == ("id",) else exp.Null() for path in lists.positions]), "JSON[]")
+        return J.case((J.and_(no_attributes, J.fn("regexp_matches", doc, J.lit(_ID_FIRST))), only_the_id), default=extract)
+
     def _passthrough(self) -> list[str]:
         return [*self._lines, *(lists.column for lists in self._raw.values())]
 

@@ -21,13 +21,21 @@ FROM (
     FROM (
       SELECT
         row,
-        JSON_EXTRACT(
-          doc,
-          [
-            '$."attributes"."c4_rules__c4_v1__lines_with_no_ending_punctuation"',
-            '$."attributes"."c4_rules__c4_v1__lines_with_too_few_words"'
-          ]
-        ) AS doc_values,
+        CASE
+          WHEN (
+            NOT CONTAINS(doc, '"attributes"')
+          ) AND (
+            NOT CONTAINS(doc, '\u')
+          )
+          THEN CAST(NULL AS JSON[])
+          ELSE JSON_EXTRACT(
+            doc,
+            [
+              '$."attributes"."c4_rules__c4_v1__lines_with_no_ending_punctuation"',
+              '$."attributes"."c4_rules__c4_v1__lines_with_too_few_words"'
+            ]
+          )
+        END AS doc_values,
         JSON_EXTRACT(
           attr_0,
           [

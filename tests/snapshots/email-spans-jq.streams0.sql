@@ -55,14 +55,22 @@ FROM (
     FROM (
       SELECT
         row,
-        JSON_EXTRACT(
-          doc,
-          [
-            '$."attributes"."pii"',
-            '$."attributes"."pii"."email"',
-            '$."attributes"."pii"."company_name"'
-          ]
-        ) AS doc_values,
+        CASE
+          WHEN (
+            NOT CONTAINS(doc, '"attributes"')
+          ) AND (
+            NOT CONTAINS(doc, '\u')
+          )
+          THEN CAST(NULL AS JSON[])
+          ELSE JSON_EXTRACT(
+            doc,
+            [
+              '$."attributes"."pii"',
+              '$."attributes"."pii"."email"',
+              '$."attributes"."pii"."company_name"'
+            ]
+          )
+        END AS doc_values,
         JSON_EXTRACT(
           attr_0,
           [

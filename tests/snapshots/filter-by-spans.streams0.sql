@@ -39,15 +39,23 @@ FROM (
     FROM (
       SELECT
         row,
-        JSON_EXTRACT(
-          doc,
-          [
-            '$."attributes"."sample__random_number_v1__random"',
-            '$."attributes"."sample__random_number_v1__random"[0][2]',
-            '$."attributes"."dummy"',
-            '$."attributes"."dummy"[0][2]'
-          ]
-        ) AS doc_values,
+        CASE
+          WHEN (
+            NOT CONTAINS(doc, '"attributes"')
+          ) AND (
+            NOT CONTAINS(doc, '\u')
+          )
+          THEN CAST(NULL AS JSON[])
+          ELSE JSON_EXTRACT(
+            doc,
+            [
+              '$."attributes"."sample__random_number_v1__random"',
+              '$."attributes"."sample__random_number_v1__random"[0][2]',
+              '$."attributes"."dummy"',
+              '$."attributes"."dummy"[0][2]'
+            ]
+          )
+        END AS doc_values,
         JSON_EXTRACT(
           attr_0,
           [

@@ -167,32 +167,40 @@ FROM (
     FROM (
       SELECT
         row,
-        JSON_EXTRACT(
-          doc,
-          [
-            '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"',
-            '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"[0][2]',
-            '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"',
-            '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"[0][2]',
-            '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"',
-            '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"[0][2]',
-            '$."attributes"."bff_duplicate_paragraph_spans_new"',
-            '$."attributes"."bff_duplicate_paragraph_spans_new"[0][2]',
-            '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"',
-            '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"[0][2]',
-            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"',
-            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"[0][2]',
-            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"',
-            '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"[0][2]',
-            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"',
-            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"[0][2]',
-            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"',
-            '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"[0][2]',
-            '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__EMAIL_ADDRESS"',
-            '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__PHONE_NUMBER"',
-            '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__IP_ADDRESS"'
-          ]
-        ) AS doc_values,
+        CASE
+          WHEN (
+            NOT CONTAINS(doc, '"attributes"')
+          ) AND (
+            NOT CONTAINS(doc, '\u')
+          )
+          THEN CAST(NULL AS JSON[])
+          ELSE JSON_EXTRACT(
+            doc,
+            [
+              '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"',
+              '$."attributes"."cc_tiny_subset_analysis_october__cld2_en_paragraph_with_doc_score_v2__doc_en"[0][2]',
+              '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"',
+              '$."attributes"."cc_tiny_subset_analysis_october__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"[0][2]',
+              '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"',
+              '$."attributes"."cc_tiny_subset_analysis_october__char_length_with_paragraphs_v1__document"[0][2]',
+              '$."attributes"."bff_duplicate_paragraph_spans_new"',
+              '$."attributes"."bff_duplicate_paragraph_spans_new"[0][2]',
+              '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"',
+              '$."attributes"."cc_tiny_subset_analysis_october__jigsaw_nsfw_document_v1____label__nsfw"[0][2]',
+              '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"',
+              '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__word_count"[0][2]',
+              '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"',
+              '$."attributes"."cc_tiny_subset_analysis_october__gopher_v2__symbol_to_word_ratio"[0][2]',
+              '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"',
+              '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__line_bullets"[0][2]',
+              '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"',
+              '$."attributes"."cc_tiny_subset_analysis_october__c4_v2__phrase_repeat"[0][2]',
+              '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__EMAIL_ADDRESS"',
+              '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__PHONE_NUMBER"',
+              '$."attributes"."cc_tiny_subset_analysis_october__pii_regex_with_counts_fast_v2__IP_ADDRESS"'
+            ]
+          )
+        END AS doc_values,
         JSON_EXTRACT(
           attr_0,
           [

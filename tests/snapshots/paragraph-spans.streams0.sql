@@ -18,7 +18,15 @@ FROM (
     FROM (
       SELECT
         row,
-        JSON_EXTRACT(doc, ['$."attributes"."bff_duplicate_paragraph_spans"']) AS doc_values,
+        CASE
+          WHEN (
+            NOT CONTAINS(doc, '"attributes"')
+          ) AND (
+            NOT CONTAINS(doc, '\u')
+          )
+          THEN CAST(NULL AS JSON[])
+          ELSE JSON_EXTRACT(doc, ['$."attributes"."bff_duplicate_paragraph_spans"'])
+        END AS doc_values,
         JSON_EXTRACT(attr_0, ['$."attributes"."bff_duplicate_paragraph_spans"']) AS attr_0_values
       FROM batch
     ) AS extracted

@@ -236,10 +236,10 @@ def _queried_batches(task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array
         _explain_query_failure(task, error)
         raise
     try:
-        answered = _RowCursor(results)
+        answered = _Rows(iter(results))
         while not input_failure and (unanswered or answered.peek()):  # peeking lets the query read the next batch
             batch, attribute_lines = unanswered.popleft()
-            result = answered.take(len(batch))
+            result = pa.Table.from_batches(answered.take(len(batch)), results.schema)
             if input_failure:
                 break
             if result.num_rows != len(batch):
@@ -271,34 +271,35 @@ def _query_input(batch: LineBatch | None, attribute_lines: list[pa.Array | None]
     return pa.table(table)
 
 
-class _RowCursor:
-    """Hands out exactly ``n`` rows at a time from a stream of record batches."""
+class _Rows:
+    """Hands out exactly ``n`` rows at a time from a stream of Arrow arrays or record batches, as views
+    of them (never a copy): fewer only where the stream ends."""
 
-    def __init__(self, reader: pa.RecordBatchReader) -> None:
-        self._reader = reader
-        self._buffer: list[pa.RecordBatch] = []
+    def __init__(self, stream: Iterator) -> None:
+        self._stream = stream
+        self._buffer: list = []
 
     def peek(self) -> bool:
-        """Whether any row is left (reads the next batch if none is buffered)."""
+        """Whether any row is left (reads the next piece of the stream if none is buffered)."""
         while not self._buffer:
-            try:
-                self._buffer.append(self._reader.read_next_batch())
-            except StopIteration:
+            piece = next(self._stream, None)
+            if piece is None:
                 return False
+            self._buffer.append(piece)
         return True
 
-    def take(self, n: int) -> pa.Table:
+    def take(self, n: int) -> list:
         pieces, needed = [], n
         while needed and self.peek():
             head = self._buffer[0]
-            if head.num_rows <= needed:
+            if len(head) <= needed:
                 pieces.append(self._buffer.pop(0))
-                needed -= head.num_rows
+                needed -= len(head)
             else:
                 pieces.append(head.slice(0, needed))
                 self._buffer[0] = head.slice(needed)
                 needed = 0
-        return pa.Table.from_batches(pieces, self._reader.schema)
+        return pieces
 
 
 @cache
@@ -369,39 +370,17 @@ class _LineCursor:
 
     def __init__(self, path: str, batch_bytes: int = BATCH_BYTES) -> None:
         self.path = path
-        self._batches = iter_line_batches(path, batch_bytes=batch_bytes)
-        self._buffer: list[pa.Array] = []
-        self._buffered = 0
+        self._lines = _Rows(batch.lines for batch in iter_line_batches(path, batch_bytes=batch_bytes))
         self.lines_read = 0
-
-    def _fill(self, n: int) -> None:
-        while self._buffered < n:
-            batch = next(self._batches, None)
-            if batch is None:
-                return
-            self._buffer.append(batch.lines)
-            self._buffered += len(batch)
 
     def take(self, n: int) -> pa.Array | pa.ChunkedArray:
         """The next ``n`` lines (fewer at the end of the file), as views of the batches read: never a copy."""
-        self._fill(n)
-        pieces, needed = [], n
-        while needed and self._buffer:
-            head = self._buffer[0]
-            if len(head) <= needed:
-                pieces.append(self._buffer.pop(0))
-                needed -= len(head)
-            else:
-                pieces.append(head.slice(0, needed))
-                self._buffer[0] = head.slice(needed)
-                needed = 0
-        self._buffered -= n - needed
-        self.lines_read += n - needed
+        pieces = self._lines.take(n)
+        self.lines_read += sum(map(len, pieces))
         return pieces[0] if len(pieces) == 1 else pa.chunked_array(pieces, pa.large_string())
 
     def has_more(self) -> bool:
-        self._fill(1)
-        return self._buffered > 0
+        return self._lines.peek()
 
 
 _JQ_FAILURE = re.compile(r"^(?:.*?Error: )?(?P<message>.*failed on the document) at row (?P<row>\d+)", re.S)

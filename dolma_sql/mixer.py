@@ -228,14 +228,9 @@ def _queried_batches(task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array
 
     schema = _query_input(None, [None] * len(task.plan.stream.attributes)).schema
     connection.register("batch", pa.RecordBatchReader.from_batches(schema, inputs()))
-    query_failure = None
+    results = query_failure = None
     try:
         results = _stream_query(connection, task.plan.sql).to_arrow_reader(_RESULT_ROWS)
-    except duckdb.Error as error:
-        connection.unregister("batch")
-        _explain_query_failure(task, error)
-        raise
-    try:
         answered = _Rows(iter(results))
         while not input_failure and (unanswered or answered.peek()):  # peeking lets the query read the next batch
             batch, attribute_lines = unanswered.popleft()
@@ -249,7 +244,8 @@ def _queried_batches(task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array
     except (duckdb.Error, pa.ArrowException, OSError) as error:  # DuckDB's errors reach the result reader as Arrow's (OSError)
         query_failure = error
     finally:
-        results.close()  # the connection takes no other query while a result is open
+        if results is not None:
+            results.close()  # the connection takes no other query while a result is open
         connection.unregister("batch")
     if input_failure:
         raise input_failure[0]

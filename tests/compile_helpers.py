@@ -32,10 +32,10 @@ def batch_table(docs: list[dict], attribute_sets: list[list[dict]] = ()) -> pa.T
     return pa.table(columns)
 
 
-def run(table: pa.Table, *, include=(), exclude=(), syntax="jsonpath", spans=(), n_attribute_sets=0, rule_columns=False):
+def run(table: pa.Table, *, include=(), exclude=(), syntax="jsonpath", spans=(), n_attribute_sets=0, rule_columns=False, alignment_check=False):
     query = compile_stream(
         include=list(include), exclude=list(exclude), syntax=syntax, spans=list(spans),
-        n_attribute_sets=n_attribute_sets, config_path="streams[0]", rule_columns=rule_columns,
+        n_attribute_sets=n_attribute_sets, config_path="streams[0]", rule_columns=rule_columns, alignment_check=alignment_check,
     )
     connection = duckdb.connect()
     connection.register("batch", table)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import pyarrow as pa
 import pytest
 
 from compile_helpers import SpanRule, batch_table, run
@@ -166,16 +167,10 @@ def test_keys_are_quoted_safely(key):
     assert select(f".attributes[{json.dumps(key)}][0][2]", doc=doc, attrs=attrs, syntax="jq") == 0.5
 
 
-def _raw_rows(doc_lines: list[str], attribute_lines: list[str], **compile_args) -> list[dict]:
-    """The stream query on raw lines, written exactly as given (key order, escapes, spacing)."""
-    import duckdb
-    import pyarrow as pa
-
-    query = compile_stream(n_attribute_sets=1, config_path="streams[0]", alignment_check=True, **compile_args)
-    connection = duckdb.connect()
-    connection.register("batch", pa.table({"row": pa.array(range(len(doc_lines)), pa.int64()), "doc": doc_lines, "attr_0": attribute_lines}))
-    relation = connection.sql(query.sql)
-    return [dict(zip(relation.columns, values)) for values in relation.fetchall()]
+def _raw_rows(doc_lines: list[str], attribute_lines: list[str], **rules) -> list[dict]:
+    """The stream query, with its alignment check, on raw lines written exactly as given (key order, escapes, spacing)."""
+    table = pa.table({"row": pa.array(range(len(doc_lines)), pa.int64()), "doc": doc_lines, "attr_0": attribute_lines})
+    return run(table, n_attribute_sets=1, alignment_check=True, **rules)
 
 
 # The same document written several ways: most lines skip the document parse (no "attributes" text,
@@ -193,7 +188,7 @@ _LAYOUTS = {
 @pytest.mark.parametrize("layout", sorted(_LAYOUTS))
 def test_documents_whatever_their_layout_merge_their_own_attributes(layout):
     line, z = _LAYOUTS[layout]
-    rows = _raw_rows([line], ['{"id":"1","attributes":{"a":[[0,1,0.5]]}}'], include=["$.attributes[?(@.z[0][2] > 0.5)]"], exclude=[], syntax="jsonpath",
+    rows = _raw_rows([line], ['{"id":"1","attributes":{"a":[[0,1,0.5]]}}'], include=["$.attributes[?(@.z[0][2] > 0.5)]"],
                      spans=[SpanRule("$.attributes.z")])
     assert rows[0]["keep"] is (z is not None) and rows[0]["problem"] is False
     assert (rows[0]["span_0"] and json.loads(rows[0]["span_0"])) == ([[0, 1, z]] if z else None)
@@ -206,6 +201,5 @@ def test_documents_whatever_their_layout_merge_their_own_attributes(layout):
 @pytest.mark.parametrize("id_first", [True, False])
 def test_ids_are_compared_whatever_the_document_layout(doc_id, attribute_id, aligned, id_first):
     doc = f'{{"id":{doc_id},"text":"x"}}' if id_first else f'{{"text":"x","id":{doc_id}}}'
-    rows = _raw_rows([doc], [f'{{"id":{attribute_id},"attributes":{{"a":[[0,1,0.5]]}}}}'], include=[], exclude=["$.attributes[?(@.a[0][2] > 0.9)]"],
-                     syntax="jsonpath", spans=[])
+    rows = _raw_rows([doc], [f'{{"id":{attribute_id},"attributes":{{"a":[[0,1,0.5]]}}}}'], exclude=["$.attributes[?(@.a[0][2] > 0.9)]"])
     assert rows[0]["problem"] is (not aligned)

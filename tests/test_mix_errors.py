@@ -318,6 +318,26 @@ def test_a_shard_in_many_batches_mixes_as_in_one(tmp_path, monkeypatch):
     assert provenance == [f"0.jsonl:{i + 1}" for i in range(60) if i % 4]
 
 
+def test_the_stream_query_reads_no_further_ahead_than_the_batches_it_answers(tmp_path, monkeypatch):
+    """Memory holds a batch or two of a shard, never the whole shard waiting for its answers."""
+    corpus(tmp_path, MANY, {"a": MANY_ATTRS})
+    tiny_batches(monkeypatch)
+    monkeypatch.setattr(mixer, "_RESULT_ROWS", 1)  # as a real batch is answered by about one result batch
+    monkeypatch.setattr(mixer, "_RESULT_BUFFER_BYTES", 1)  # as one real batch's answers fill the buffer
+    events: list[str] = []
+    query_input, mix_batch = mixer._query_input, mixer._mix_batch
+    monkeypatch.setattr(mixer, "_query_input", lambda batch, lines: (batch and events.append("read"), query_input(batch, lines))[1])
+    monkeypatch.setattr(mixer, "_mix_batch", lambda *args: (events.append("mixed"), mix_batch(*args))[1])
+    mixer._connection.cache_clear()  # a connection with the buffer above
+    try:
+        run(recipe(tmp_path, **MANY_RECIPE))
+    finally:
+        mixer._connection.cache_clear()
+    in_flight = [events[: i + 1].count("read") - events[: i + 1].count("mixed") for i in range(len(events))]
+    assert events.count("mixed") == events.count("read") > 20
+    assert max(in_flight) <= 3, in_flight
+
+
 @pytest.mark.parametrize("bad_line", [1, 37, 60])
 def test_errors_in_a_later_batch_name_their_line(tmp_path, monkeypatch, bad_line):
     tiny_batches(monkeypatch)

@@ -86,10 +86,15 @@ def test_document_without_text_is_an_error(tmp_path):
     assert_nothing_written(tmp_path)
 
 
+@pytest.mark.parametrize("standard", [False, True], ids=["other-fields", "standard-fields"])
 @pytest.mark.parametrize("kept", [True, False])
-def test_document_without_text_is_an_error_whether_kept_or_dropped(tmp_path, kept):
-    """The query checks dropped documents and the mixer the kept ones it decodes: both must catch it."""
-    corpus(tmp_path, DOCS[:2] + [{"id": "2", "text": ["not", "a", "string"]}] + DOCS[3:], {"a": ATTRS})
+def test_document_without_text_is_an_error_whether_kept_or_dropped(tmp_path, kept, standard):
+    """The query checks dropped documents and the mixer the kept ones it decodes (with dolma's standard
+    fields, it leaves texts undecoded): each must catch it."""
+    docs = DOCS[:2] + [{"id": "2", "text": ["not", "a", "string"]}] + DOCS[3:]
+    if standard:
+        docs = [{**d, "source": "t", "added": "", "created": "", "metadata": {}} for d in docs]
+    corpus(tmp_path, docs, {"a": ATTRS})
     rule = "$.attributes[?(@.score[0][2] >= 0.5)]"  # keeps documents 2 and 3
     with pytest.raises(InputError, match="no string 'text'") as error:
         run(recipe(tmp_path, filter={"include" if kept else "exclude": [rule]}, attributes=["a"]))

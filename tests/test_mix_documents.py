@@ -1,0 +1,80 @@
+"""Reading the documents a mix writes: lines with exactly dolma's standard fields keep their texts as
+the JSON literals they were read as, and must come out byte for byte as if every line had been
+decoded into a plain dict, whatever the literals' escapes."""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+import pyarrow as pa
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+from dolma_sql import mixer
+from dolma_sql.io import line_bytes
+
+# characters whose escaping differs between encoders, or that trimming and byte lengths treat apart
+SPECIAL = st.sampled_from(['"', "\\", "/", "\n", "\t", "\b", "\f", "\x00", "\x1f", "\x7f", " ", "\xa0", "\u2028", "\u3000", "é", "😀", "u"])
+TEXT = st.text(alphabet=SPECIAL | st.characters(codec="utf-8"), max_size=30) | st.text(alphabet="a \n\\\"é\u3000", max_size=8)  # the second: short texts whose ends decide
+SCALAR = st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.floats(allow_nan=False, allow_infinity=False) | TEXT
+STANDARD = st.fixed_dictionaries(
+    {
+        "id": TEXT | st.integers(0, 10**6),
+        "text": TEXT,
+        "source": TEXT,
+        "added": TEXT,
+        "created": TEXT,
+        "metadata": st.dictionaries(TEXT, SCALAR | st.lists(SCALAR, max_size=3), max_size=3),
+    }
+)
+DOCUMENT = STANDARD | STANDARD.map(lambda document: {**document, "version": "v1"}) | STANDARD.map(lambda document: {k: v for k, v in document.items() if k != "added"})
+
+
+def encoded(document: dict, style: str) -> str:
+    """One line as different writers escape it: msgspec's own escapes, ``\\uXXXX`` for all non-ASCII, ``\\/`` for slashes."""
+    if style == "msgspec":
+        return msgspec.json.encode(document).decode()
+    line = json.dumps(document, ensure_ascii=style == "ascii")
+    return line.replace("/", "\\/") if style == "slashes" else line  # a slash only ever occurs in a string
+
+
+def lines_of(documents: list[dict], styles: list[str]) -> pa.LargeStringArray:
+    return pa.array([encoded(d, style) + "\n" for d, style in zip(documents, styles)], pa.large_string())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(DOCUMENT, st.sampled_from(["msgspec", "utf-8", "ascii", "slashes"])), min_size=1, max_size=6))
+def test_documents_read_with_their_literals_are_written_as_if_decoded(rows):
+    lines = lines_of([d for d, _ in rows], [s for _, s in rows])
+    fast = mixer._decode_documents(lines)
+    plain = mixer._decode_lines(line_bytes(lines))
+    assert mixer._encode_lines(fast) == mixer._encode_lines(plain)
+    texts = [document["text"] for document in fast]
+    assert mixer._texts_array(texts).to_pylist() == [document["text"] for document in plain]
+    for min_length in (1, 2, 3, 8, 40):
+        assert [mixer._text_shorter_than(t, min_length) for t in texts] == [mixer._shorter_than(d["text"], min_length) for d in plain]
+
+
+@settings(max_examples=2000, deadline=None)
+@example("a\n\n", 2)  # a trailing escape that trimming removes
+@example("    a", 2)  # leading spaces
+@example("ab\u3000", 4)  # trailing non-ASCII whitespace
+@example('a""""b', 6)  # escapes: fewer text bytes than the literal has
+@given(st.text(alphabet="a \n\\\"é\u3000\x85", max_size=10) | TEXT, st.integers(0, 12))
+def test_a_literal_is_shorter_than_a_length_exactly_when_its_text_is(text, min_length):
+    literal = msgspec.json.encode(text)
+    assume(b"\\u" not in literal)  # as in every literal _decode_documents keeps
+    assert mixer._text_shorter_than(msgspec.Raw(literal), min_length) == mixer._shorter_than(text, min_length)
+
+
+def test_standard_documents_keep_their_literals_and_others_are_decoded():
+    standard = {"id": "1", "text": "a/b\n", "source": "s", "added": "", "created": "", "metadata": {}}
+    kept = mixer._decode_documents(lines_of([standard, {**standard, "text": "x"}], ["msgspec", "msgspec"]))
+    assert [type(d["text"]) for d in kept] == [msgspec.Raw, msgspec.Raw]
+    escaped = mixer._decode_documents(lines_of([standard, {**standard, "text": "é"}], ["slashes", "ascii"]))
+    assert [d["text"] for d in escaped] == ["a/b\n", "é"]  # the encoder writes these characters as themselves
+    other = mixer._decode_documents(lines_of([standard, {**standard, "extra": 1}], ["msgspec", "msgspec"]))
+    assert [type(d["text"]) for d in other] == [str, str] and other[1]["extra"] == 1
+    no_string = mixer._decode_documents(lines_of([{**standard, "text": ["a"]}], ["msgspec"]))
+    assert no_string[0]["text"] == ["a"]

@@ -42,13 +42,19 @@ UNICODE_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u200
 _decode = msgspec.json.Decoder().decode
 _decode_lines = msgspec.json.Decoder().decode_lines
 _encode_lines = msgspec.json.Encoder(order="sorted").encode_lines
-_ATTRIBUTE_KEYS = "SELECT DISTINCT unnest(json_keys(line, '$.attributes')) FROM lines"
-_KEY_SAMPLE_BYTES = 1 << 20
+_KEY_SAMPLE_BYTES = 256 << 10
 _decode_spans = msgspec.json.Decoder(list[list[tuple[int, int, float]] | None]).decode
 
 
 class _Text(msgspec.Struct):
     text: str
+
+
+class _AttributeKeys(msgspec.Struct):
+    attributes: dict[str, msgspec.Raw] = {}
+
+
+_decode_attribute_keys = msgspec.json.Decoder(_AttributeKeys).decode
 
 
 class _StandardDocument(msgspec.Struct, forbid_unknown_fields=True):
@@ -176,27 +182,20 @@ def _warn_missing_keys(plan: StreamPlan, first_file: str, stream: StreamConfig, 
 
     Absence is legal (a filter on a missing key simply never matches), but it is usually a
     typo, so say which keys exist. Taggers write every key on every line, so the keys of the
-    first MiB of lines (one DuckDB pass) stand for the file, and the check costs no start-up time.
+    first 256 KiB of lines stand for the file. The check runs before any shard starts: msgspec
+    reads the keys in a few milliseconds (a DuckDB connection and query took 60 ms).
     """
     if not plan.attribute_keys or not stream.attributes:
         return
     available: set[str] = set()
-    connection = duckdb.connect()
     for name in stream.attributes:
         path = layout.attribute_path(first_file, name, document_dir=stream.document_dir)
-        if not os.path.exists(path):
-            continue
-        batch = head_lines(path, _KEY_SAMPLE_BYTES)
-        if batch is None:
-            continue
-        connection.register("lines", pa.table({"line": batch.lines}))
-        try:
-            keys = connection.sql(_ATTRIBUTE_KEYS).fetchall()
-        except duckdb.Error:
-            keys = []  # malformed lines are reported, with their line number, when the shard runs
-        finally:
-            connection.unregister("lines")
-        available.update(key for (key,) in keys)
+        batch = head_lines(path, _KEY_SAMPLE_BYTES) if os.path.exists(path) else None
+        for line in batch.lines.to_pylist() if batch is not None else []:
+            try:
+                available.update(_decode_attribute_keys(line).attributes)
+            except msgspec.DecodeError:  # a malformed line is reported, with its number, when its shard runs
+                continue
     missing = sorted(plan.attribute_keys - available)
     if missing:
         warn(

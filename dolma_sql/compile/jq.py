@@ -971,6 +971,8 @@ class JqCompiler:
                 number, rank = J.as_double(value), self._rank(value)
                 by_value = exp.LT(this=theirs.expr, expression=number) if flip else exp.LT(this=number, expression=theirs.expr)
                 by_rank = exp.GT(this=rank, expression=J.lit(3)) if flip else exp.LT(this=rank, expression=J.lit(3))
+                if isinstance(theirs.expr, exp.Literal):  # by_value is NULL exactly where the value is no number
+                    return _guard(value, J.coalesce(by_value, by_rank))  # no type test first: a tenth of the bench's jq query
                 return _guard(value, J.case((J.is_number(value), by_value), default=by_rank))
         a, b = self.json(left), self.json(right)
         ra, rb = self._rank(a), self._rank(b)

@@ -80,11 +80,9 @@ FROM (
             WHEN _v1 IS NULL
             THEN NULL
             WHEN _v1
-            THEN CASE
-              WHEN CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN TRY_CAST(CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8
-              ELSE CASE
+            THEN COALESCE(
+              TRY_CAST(CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8,
+              CASE
                 WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
                 WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'BOOLEAN'
@@ -101,7 +99,7 @@ FROM (
                 THEN 6
                 ELSE 3
               END < 3
-            END
+            )
             ELSE FALSE
           END
         )[1],
@@ -149,11 +147,9 @@ FROM (
             WHEN _v3 IS NULL
             THEN NULL
             WHEN _v3
-            THEN CASE
-              WHEN CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN TRY_CAST(CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8
-              ELSE CASE
+            THEN COALESCE(
+              TRY_CAST(CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8,
+              CASE
                 WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
                 WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'BOOLEAN'
@@ -170,7 +166,7 @@ FROM (
                 THEN 6
                 ELSE 3
               END < 3
-            END
+            )
             ELSE FALSE
           END
         )[1],
@@ -218,11 +214,9 @@ FROM (
             WHEN _v5 IS NULL
             THEN NULL
             WHEN _v5
-            THEN CASE
-              WHEN CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN TRY_CAST(CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 100.0
-              ELSE CASE
+            THEN COALESCE(
+              TRY_CAST(CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 100.0,
+              CASE
                 WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
                 WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'BOOLEAN'
@@ -239,7 +233,7 @@ FROM (
                 THEN 6
                 ELSE 3
               END < 3
-            END
+            )
             ELSE FALSE
           END
         )[1],
@@ -287,11 +281,9 @@ FROM (
             WHEN _v7 IS NULL
             THEN NULL
             WHEN _v7
-            THEN CASE
-              WHEN CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN 0.5 < TRY_CAST(CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
-              ELSE CASE
+            THEN COALESCE(
+              0.5 < TRY_CAST(CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) AS DOUBLE),
+              CASE
                 WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
                 WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'BOOLEAN'
@@ -308,7 +300,7 @@ FROM (
                 THEN 6
                 ELSE 3
               END > 3
-            END
+            )
             ELSE FALSE
           END
         )[1],
@@ -356,11 +348,9 @@ FROM (
             WHEN _v9 IS NULL
             THEN NULL
             WHEN _v9
-            THEN CASE
-              WHEN CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN TRY_CAST(CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 50.0
-              ELSE CASE
+            THEN COALESCE(
+              TRY_CAST(CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 50.0,
+              CASE
                 WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
                 WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'BOOLEAN'
@@ -377,7 +367,7 @@ FROM (
                 THEN 6
                 ELSE 3
               END < 3
-            END
+            )
             ELSE FALSE
           END
         )[1],
@@ -425,11 +415,9 @@ FROM (
             WHEN _v11 IS NULL
             THEN NULL
             WHEN _v11
-            THEN CASE
-              WHEN CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN 0.1 < TRY_CAST(CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
-              ELSE CASE
+            THEN COALESCE(
+              0.1 < TRY_CAST(CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) AS DOUBLE),
+              CASE
                 WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
                 WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'BOOLEAN'
@@ -446,7 +434,7 @@ FROM (
                 THEN 6
                 ELSE 3
               END > 3
-            END
+            )
             ELSE FALSE
           END
         )[1],
@@ -495,11 +483,9 @@ FROM (
             THEN NULL
             WHEN _v13
             THEN NOT (
-              CASE
-                WHEN CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) >= '-'
-                AND CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) < ':'
-                THEN TRY_CAST(CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 1.0
-                ELSE CASE
+              COALESCE(
+                TRY_CAST(CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 1.0,
+                CASE
                   WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'NULL'
                   THEN 0
                   WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'BOOLEAN'
@@ -516,7 +502,7 @@ FROM (
                   THEN 6
                   ELSE 3
                 END < 3
-              END
+              )
             )
             ELSE FALSE
           END
@@ -565,11 +551,9 @@ FROM (
             WHEN _v15 IS NULL
             THEN NULL
             WHEN _v15
-            THEN CASE
-              WHEN CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN 0.5 < TRY_CAST(CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
-              ELSE CASE
+            THEN COALESCE(
+              0.5 < TRY_CAST(CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) AS DOUBLE),
+              CASE
                 WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
                 WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'BOOLEAN'
@@ -586,7 +570,7 @@ FROM (
                 THEN 6
                 ELSE 3
               END > 3
-            END
+            )
             ELSE FALSE
           END
         )[1],
@@ -634,11 +618,9 @@ FROM (
             WHEN _v17 IS NULL
             THEN NULL
             WHEN _v17
-            THEN CASE
-              WHEN CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) >= '-'
-              AND CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) < ':'
-              THEN 0.3 < TRY_CAST(CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) AS DOUBLE)
-              ELSE CASE
+            THEN COALESCE(
+              0.3 < TRY_CAST(CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) AS DOUBLE),
+              CASE
                 WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'NULL'
                 THEN 0
                 WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'BOOLEAN'
@@ -655,7 +637,7 @@ FROM (
                 THEN 6
                 ELSE 3
               END > 3
-            END
+            )
             ELSE FALSE
           END
         )[1],

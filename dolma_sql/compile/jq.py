@@ -745,6 +745,8 @@ class JqCompiler:
         for value in values:
             if isinstance(value, Ref):  # test its error once, outside, and use the plain value inside
                 error = self._ref_error(value)
+                if error is not None and value.base is None and value.path:  # a value found was reached without error
+                    error = J.case((J.not_null(self.doc.value(value.path)), exp.false()), default=error)
                 value = Val(self._ref_value(value))
                 if error is not None:
                     guards.append(error)

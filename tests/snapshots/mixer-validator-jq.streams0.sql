@@ -59,16 +59,20 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE(
-                  (
-                    NOT (
-                      STARTS_WITH(CAST(key_0_1 AS TEXT), '[') OR (
-                        CAST(key_0_1 AS TEXT) = 'null'
+                WHEN CASE
+                  WHEN NOT key_0_0 IS NULL
+                  THEN FALSE
+                  ELSE COALESCE(
+                    (
+                      NOT (
+                        STARTS_WITH(CAST(key_0_1 AS TEXT), '[') OR (
+                          CAST(key_0_1 AS TEXT) = 'null'
+                        )
                       )
-                    )
-                  ),
-                  FALSE
-                )
+                    ),
+                    FALSE
+                  )
+                END
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -126,16 +130,20 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE(
-                  (
-                    NOT (
-                      STARTS_WITH(CAST(key_1_3 AS TEXT), '[') OR (
-                        CAST(key_1_3 AS TEXT) = 'null'
+                WHEN CASE
+                  WHEN NOT key_1_2 IS NULL
+                  THEN FALSE
+                  ELSE COALESCE(
+                    (
+                      NOT (
+                        STARTS_WITH(CAST(key_1_3 AS TEXT), '[') OR (
+                          CAST(key_1_3 AS TEXT) = 'null'
+                        )
                       )
-                    )
-                  ),
-                  FALSE
-                )
+                    ),
+                    FALSE
+                  )
+                END
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -193,16 +201,20 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE(
-                  (
-                    NOT (
-                      STARTS_WITH(CAST(key_2_5 AS TEXT), '[') OR (
-                        CAST(key_2_5 AS TEXT) = 'null'
+                WHEN CASE
+                  WHEN NOT key_2_4 IS NULL
+                  THEN FALSE
+                  ELSE COALESCE(
+                    (
+                      NOT (
+                        STARTS_WITH(CAST(key_2_5 AS TEXT), '[') OR (
+                          CAST(key_2_5 AS TEXT) = 'null'
+                        )
                       )
-                    )
-                  ),
-                  FALSE
-                )
+                    ),
+                    FALSE
+                  )
+                END
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -260,16 +272,20 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE(
-                  (
-                    NOT (
-                      STARTS_WITH(CAST(key_3_7 AS TEXT), '[') OR (
-                        CAST(key_3_7 AS TEXT) = 'null'
+                WHEN CASE
+                  WHEN NOT key_3_6 IS NULL
+                  THEN FALSE
+                  ELSE COALESCE(
+                    (
+                      NOT (
+                        STARTS_WITH(CAST(key_3_7 AS TEXT), '[') OR (
+                          CAST(key_3_7 AS TEXT) = 'null'
+                        )
                       )
-                    )
-                  ),
-                  FALSE
-                )
+                    ),
+                    FALSE
+                  )
+                END
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -327,16 +343,20 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE(
-                  (
-                    NOT (
-                      STARTS_WITH(CAST(key_4_9 AS TEXT), '[') OR (
-                        CAST(key_4_9 AS TEXT) = 'null'
+                WHEN CASE
+                  WHEN NOT key_4_8 IS NULL
+                  THEN FALSE
+                  ELSE COALESCE(
+                    (
+                      NOT (
+                        STARTS_WITH(CAST(key_4_9 AS TEXT), '[') OR (
+                          CAST(key_4_9 AS TEXT) = 'null'
+                        )
                       )
-                    )
-                  ),
-                  FALSE
-                )
+                    ),
+                    FALSE
+                  )
+                END
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -394,16 +414,20 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE(
-                  (
-                    NOT (
-                      STARTS_WITH(CAST(key_5_11 AS TEXT), '[') OR (
-                        CAST(key_5_11 AS TEXT) = 'null'
+                WHEN CASE
+                  WHEN NOT key_5_10 IS NULL
+                  THEN FALSE
+                  ELSE COALESCE(
+                    (
+                      NOT (
+                        STARTS_WITH(CAST(key_5_11 AS TEXT), '[') OR (
+                          CAST(key_5_11 AS TEXT) = 'null'
+                        )
                       )
-                    )
-                  ),
-                  FALSE
-                )
+                    ),
+                    FALSE
+                  )
+                END
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -461,16 +485,20 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE(
-                  (
-                    NOT (
-                      STARTS_WITH(CAST(key_6_13 AS TEXT), '[') OR (
-                        CAST(key_6_13 AS TEXT) = 'null'
+                WHEN CASE
+                  WHEN NOT key_6_12 IS NULL
+                  THEN FALSE
+                  ELSE COALESCE(
+                    (
+                      NOT (
+                        STARTS_WITH(CAST(key_6_13 AS TEXT), '[') OR (
+                          CAST(key_6_13 AS TEXT) = 'null'
+                        )
                       )
-                    )
-                  ),
-                  FALSE
-                )
+                    ),
+                    FALSE
+                  )
+                END
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -530,16 +558,20 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE(
-                  (
-                    NOT (
-                      STARTS_WITH(CAST(key_7_15 AS TEXT), '[') OR (
-                        CAST(key_7_15 AS TEXT) = 'null'
+                WHEN CASE
+                  WHEN NOT key_7_14 IS NULL
+                  THEN FALSE
+                  ELSE COALESCE(
+                    (
+                      NOT (
+                        STARTS_WITH(CAST(key_7_15 AS TEXT), '[') OR (
+                          CAST(key_7_15 AS TEXT) = 'null'
+                        )
                       )
-                    )
-                  ),
-                  FALSE
-                )
+                    ),
+                    FALSE
+                  )
+                END
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) = 'null'
@@ -597,16 +629,20 @@ FROM (
             )
             AND (
               CASE
-                WHEN COALESCE(
-                  (
-                    NOT (
-                      STARTS_WITH(CAST(key_8_17 AS TEXT), '[') OR (
-                        CAST(key_8_17 AS TEXT) = 'null'
+                WHEN CASE
+                  WHEN NOT key_8_16 IS NULL
+                  THEN FALSE
+                  ELSE COALESCE(
+                    (
+                      NOT (
+                        STARTS_WITH(CAST(key_8_17 AS TEXT), '[') OR (
+                          CAST(key_8_17 AS TEXT) = 'null'
+                        )
                       )
-                    )
-                  ),
-                  FALSE
-                )
+                    ),
+                    FALSE
+                  )
+                END
                 THEN NULL
                 ELSE NOT (
                   CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) = 'null'

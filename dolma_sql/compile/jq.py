@@ -933,15 +933,17 @@ class JqCompiler:
 
     # -- operators -------------------------------------------------------------------------
     def _rank(self, value: exp.Expression) -> exp.Expression:
-        """jq's ordering of types: null < false < true < numbers < strings < arrays < objects."""
-        kind = J.json_type(value)
+        """jq's ordering of types: null < false < true < numbers < strings < arrays < objects.
+
+        Read off the value's compact JSON text, as ``J.is_type`` does, not parsed by ``json_type``."""
+        text = J.json_text(value)
         return J.case(
-            (exp.EQ(this=kind, expression=J.lit("NULL")), J.lit(0)),
-            (exp.EQ(this=kind, expression=J.lit("BOOLEAN")),
-             J.case((exp.EQ(this=J.json_text(value), expression=J.lit("true")), J.lit(2)), default=J.lit(1))),
-            (exp.EQ(this=kind, expression=J.lit("VARCHAR")), J.lit(4)),
-            (exp.EQ(this=kind, expression=J.lit("ARRAY")), J.lit(5)),
-            (exp.EQ(this=kind, expression=J.lit("OBJECT")), J.lit(6)),
+            (exp.EQ(this=text, expression=J.lit("null")), J.lit(0)),
+            (exp.EQ(this=text.copy(), expression=J.lit("false")), J.lit(1)),
+            (exp.EQ(this=text.copy(), expression=J.lit("true")), J.lit(2)),
+            (J.fn("starts_with", text.copy(), J.lit('"')), J.lit(4)),
+            (J.fn("starts_with", text.copy(), J.lit("[")), J.lit(5)),
+            (J.fn("starts_with", text.copy(), J.lit("{")), J.lit(6)),
             default=J.lit(3),
         )
 

@@ -87,19 +87,17 @@ FROM (
             THEN COALESCE(
               TRY_CAST(CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8,
               CASE
-                WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'NULL'
+                WHEN CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) = 'null'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'BOOLEAN'
-                THEN CASE
-                  WHEN CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) = 'true'
-                  THEN 2
-                  ELSE 1
-                END
-                WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) = 'false'
+                THEN 1
+                WHEN CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT) = 'true'
+                THEN 2
+                WHEN STARTS_WITH(CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT), '"')
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'ARRAY'
+                WHEN STARTS_WITH(CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT), '[')
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_0_0, CAST('null' AS JSON))) = 'OBJECT'
+                WHEN STARTS_WITH(CAST(COALESCE(key_0_0, CAST('null' AS JSON)) AS TEXT), '{')
                 THEN 6
                 ELSE 3
               END < 3
@@ -158,19 +156,17 @@ FROM (
             THEN COALESCE(
               TRY_CAST(CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 0.8,
               CASE
-                WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'NULL'
+                WHEN CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) = 'null'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'BOOLEAN'
-                THEN CASE
-                  WHEN CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) = 'true'
-                  THEN 2
-                  ELSE 1
-                END
-                WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) = 'false'
+                THEN 1
+                WHEN CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT) = 'true'
+                THEN 2
+                WHEN STARTS_WITH(CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT), '"')
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'ARRAY'
+                WHEN STARTS_WITH(CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT), '[')
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_1_2, CAST('null' AS JSON))) = 'OBJECT'
+                WHEN STARTS_WITH(CAST(COALESCE(key_1_2, CAST('null' AS JSON)) AS TEXT), '{')
                 THEN 6
                 ELSE 3
               END < 3
@@ -229,19 +225,17 @@ FROM (
             THEN COALESCE(
               TRY_CAST(CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 100.0,
               CASE
-                WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'NULL'
+                WHEN CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) = 'null'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'BOOLEAN'
-                THEN CASE
-                  WHEN CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) = 'true'
-                  THEN 2
-                  ELSE 1
-                END
-                WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) = 'false'
+                THEN 1
+                WHEN CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT) = 'true'
+                THEN 2
+                WHEN STARTS_WITH(CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT), '"')
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'ARRAY'
+                WHEN STARTS_WITH(CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT), '[')
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_2_4, CAST('null' AS JSON))) = 'OBJECT'
+                WHEN STARTS_WITH(CAST(COALESCE(key_2_4, CAST('null' AS JSON)) AS TEXT), '{')
                 THEN 6
                 ELSE 3
               END < 3
@@ -300,19 +294,17 @@ FROM (
             THEN COALESCE(
               0.5 < TRY_CAST(CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) AS DOUBLE),
               CASE
-                WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'NULL'
+                WHEN CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) = 'null'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'BOOLEAN'
-                THEN CASE
-                  WHEN CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) = 'true'
-                  THEN 2
-                  ELSE 1
-                END
-                WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) = 'false'
+                THEN 1
+                WHEN CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT) = 'true'
+                THEN 2
+                WHEN STARTS_WITH(CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT), '"')
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'ARRAY'
+                WHEN STARTS_WITH(CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT), '[')
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_3_6, CAST('null' AS JSON))) = 'OBJECT'
+                WHEN STARTS_WITH(CAST(COALESCE(key_3_6, CAST('null' AS JSON)) AS TEXT), '{')
                 THEN 6
                 ELSE 3
               END > 3
@@ -371,19 +363,17 @@ FROM (
             THEN COALESCE(
               TRY_CAST(CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 50.0,
               CASE
-                WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'NULL'
+                WHEN CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) = 'null'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'BOOLEAN'
-                THEN CASE
-                  WHEN CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) = 'true'
-                  THEN 2
-                  ELSE 1
-                END
-                WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) = 'false'
+                THEN 1
+                WHEN CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT) = 'true'
+                THEN 2
+                WHEN STARTS_WITH(CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT), '"')
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'ARRAY'
+                WHEN STARTS_WITH(CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT), '[')
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_4_8, CAST('null' AS JSON))) = 'OBJECT'
+                WHEN STARTS_WITH(CAST(COALESCE(key_4_8, CAST('null' AS JSON)) AS TEXT), '{')
                 THEN 6
                 ELSE 3
               END < 3
@@ -442,19 +432,17 @@ FROM (
             THEN COALESCE(
               0.1 < TRY_CAST(CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) AS DOUBLE),
               CASE
-                WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'NULL'
+                WHEN CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) = 'null'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'BOOLEAN'
-                THEN CASE
-                  WHEN CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) = 'true'
-                  THEN 2
-                  ELSE 1
-                END
-                WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) = 'false'
+                THEN 1
+                WHEN CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT) = 'true'
+                THEN 2
+                WHEN STARTS_WITH(CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT), '"')
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'ARRAY'
+                WHEN STARTS_WITH(CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT), '[')
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_5_10, CAST('null' AS JSON))) = 'OBJECT'
+                WHEN STARTS_WITH(CAST(COALESCE(key_5_10, CAST('null' AS JSON)) AS TEXT), '{')
                 THEN 6
                 ELSE 3
               END > 3
@@ -514,19 +502,17 @@ FROM (
               COALESCE(
                 TRY_CAST(CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) AS DOUBLE) < 1.0,
                 CASE
-                  WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'NULL'
+                  WHEN CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) = 'null'
                   THEN 0
-                  WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'BOOLEAN'
-                  THEN CASE
-                    WHEN CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) = 'true'
-                    THEN 2
-                    ELSE 1
-                  END
-                  WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'VARCHAR'
+                  WHEN CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) = 'false'
+                  THEN 1
+                  WHEN CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT) = 'true'
+                  THEN 2
+                  WHEN STARTS_WITH(CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT), '"')
                   THEN 4
-                  WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'ARRAY'
+                  WHEN STARTS_WITH(CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT), '[')
                   THEN 5
-                  WHEN JSON_TYPE(COALESCE(key_6_12, CAST('null' AS JSON))) = 'OBJECT'
+                  WHEN STARTS_WITH(CAST(COALESCE(key_6_12, CAST('null' AS JSON)) AS TEXT), '{')
                   THEN 6
                   ELSE 3
                 END < 3
@@ -586,19 +572,17 @@ FROM (
             THEN COALESCE(
               0.5 < TRY_CAST(CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) AS DOUBLE),
               CASE
-                WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'NULL'
+                WHEN CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) = 'null'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'BOOLEAN'
-                THEN CASE
-                  WHEN CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) = 'true'
-                  THEN 2
-                  ELSE 1
-                END
-                WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) = 'false'
+                THEN 1
+                WHEN CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT) = 'true'
+                THEN 2
+                WHEN STARTS_WITH(CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT), '"')
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'ARRAY'
+                WHEN STARTS_WITH(CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT), '[')
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_7_14, CAST('null' AS JSON))) = 'OBJECT'
+                WHEN STARTS_WITH(CAST(COALESCE(key_7_14, CAST('null' AS JSON)) AS TEXT), '{')
                 THEN 6
                 ELSE 3
               END > 3
@@ -657,19 +641,17 @@ FROM (
             THEN COALESCE(
               0.3 < TRY_CAST(CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) AS DOUBLE),
               CASE
-                WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'NULL'
+                WHEN CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) = 'null'
                 THEN 0
-                WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'BOOLEAN'
-                THEN CASE
-                  WHEN CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) = 'true'
-                  THEN 2
-                  ELSE 1
-                END
-                WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'VARCHAR'
+                WHEN CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) = 'false'
+                THEN 1
+                WHEN CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT) = 'true'
+                THEN 2
+                WHEN STARTS_WITH(CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT), '"')
                 THEN 4
-                WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'ARRAY'
+                WHEN STARTS_WITH(CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT), '[')
                 THEN 5
-                WHEN JSON_TYPE(COALESCE(key_8_16, CAST('null' AS JSON))) = 'OBJECT'
+                WHEN STARTS_WITH(CAST(COALESCE(key_8_16, CAST('null' AS JSON)) AS TEXT), '{')
                 THEN 6
                 ELSE 3
               END > 3

@@ -108,6 +108,23 @@ def test_runtime_error_only_where_reached():
         kept(exclude=['.attributes.flag | if . then false else error("x") end'], syntax="jq")
 
 
+# jq's order: null < false < true < numbers < strings < arrays < objects, numbers by value, strings by code point
+# (two arrays, or two objects, compare by their JSON text, not element by element: see the README)
+ORDERED = [None, False, True, -1.5, 0, 2, 10, "", "a", "b", "é", [1, 2], {"a": 1}]
+
+
+def test_values_of_every_type_compare_in_jq_order():
+    """``<`` between values of any two types, and against a number literal (a path of its own)."""
+    from compile_helpers import batch_table
+
+    pairs = [(i, j) for i in range(len(ORDERED)) for j in range(len(ORDERED))]  # positions: False == 0 in Python
+    docs = [{"id": str(n), "text": "t", "a": ORDERED[i], "b": ORDERED[j]} for n, (i, j) in enumerate(pairs)]
+    rows = run(batch_table(docs), include=[".a < .b"], syntax="jq")
+    assert [r["keep"] for r in rows] == [i < j for i, j in pairs]
+    against_two = run(batch_table(docs[:: len(ORDERED)]), include=[".a < 2"], syntax="jq")
+    assert [r["keep"] for r in against_two] == [i < ORDERED.index(2) for i in range(len(ORDERED))]
+
+
 def test_type_error_is_a_runtime_error():
     with pytest.raises(duckdb.Error, match="filter.exclude.0."):
         kept(exclude=[".attributes.s | .[0]"], syntax="jq")  # d1: indexing a string

@@ -22,6 +22,7 @@ ALPHABET = st.sampled_from(list("abc xyz\n.,") + ["é", "😊", "中", "\u0301",
 @st.composite
 def documents(draw, count: int) -> list[dict]:
     docs = []
+    standard = draw(st.booleans())  # every document with exactly dolma's standard fields: the mixer's fast path
     for index in range(count):
         text = draw(st.text(alphabet=ALPHABET, min_size=1, max_size=60))
         attributes = {}
@@ -34,8 +35,10 @@ def documents(draw, count: int) -> list[dict]:
                     spans.append([start, end, draw(st.sampled_from([0.05, 0.25, 0.5, 0.75, 0.95, 1.0]))])
                 attributes[key] = spans
         doc = {"id": f"d{index}", "text": text, "source": "gen"}
-        if draw(st.booleans()):
+        if standard or draw(st.booleans()):
             doc["metadata"] = {"length": len(text), "lang": draw(st.sampled_from(["en", "fr"]))}
+        if standard:
+            doc.update(added="2024-01-02T03:04:05Z", created=draw(st.sampled_from(["2019-05-06", "2020-01-01T00:00:00.000Z"])))
         docs.append((doc, attributes))
     return docs
 

@@ -516,7 +516,6 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
     edits_by_rule = _collect_edits(result, kept_rows, batch, task)
     if edits_by_rule is not None:
         edits, edited, rule_of_edit = edits_by_rule
-        unedited = sorted(set(unedited).difference(edited))
         texts = _texts_array([documents[i]["text"] for i in edited])
         replaced = apply_spans(texts, edits)
         changed = pc.not_equal(replaced, texts).to_numpy(zero_copy_only=False)
@@ -524,6 +523,7 @@ def _mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: 
         if min_length:
             for document_index, short in zip(edited, (_trimmed_utf8_lengths(replaced) < min_length).tolist()):
                 too_short[document_index] = short
+            unedited = sorted(set(unedited).difference(edited))
         for document_index, literal in zip(edited, json_string_literals(replaced)):  # the encoder copies them as they are
             documents[document_index]["text"] = literal
     if min_length:

@@ -15,7 +15,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from dolma_sql.executor import exiting_without_cycle_collection, tune_runtime
+from dolma_sql.runtime.tuning import exiting_without_cycle_collection, tune_runtime
 
 tune_runtime()  # before any command module imports DuckDB, Polars or NumPy
 

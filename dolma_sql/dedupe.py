@@ -41,9 +41,13 @@ import xxhash
 
 from dolma_sql.bloom import BloomFilter, fmix64, plan_size
 from dolma_sql.errors import ConfigError, InputError
-from dolma_sql.executor import LocalExecutor, console, run_units
-from dolma_sql.io import AtomicWriter, iter_line_batches
-from dolma_sql.layout import expand_globs, swap_segment
+from dolma_sql.runtime.local import LocalExecutor
+from dolma_sql.runtime.progress import console
+from dolma_sql.runtime import run_units
+from dolma_sql.storage import output
+from dolma_sql.formats.lines import iter_line_batches
+from dolma_sql.layout import swap_segment
+from dolma_sql.storage import expand_globs
 
 
 # ---------------------------------------------------------------------------------------------- config
@@ -709,7 +713,7 @@ def write_attributes(job: FileJob, prefix: str, duplicate: np.ndarray, settings:
     attribute = pc.if_else(pa.array(has_value), pc.binary_join_element_wise(name + ":", value, ""), "")
     ids = pc.fill_null(documents.column("id"), "null")
     lines = pc.binary_join_element_wise('{"attributes":{', attribute, '},"id":', ids, "}\n", "")
-    with AtomicWriter(job.attributes, codec=job.codec) as writer:
+    with output(job.attributes, codec=job.codec) as writer:
         if len(lines):
             writer.write(_string_bytes(lines))
     stats.documents += documents.num_rows

@@ -50,6 +50,10 @@ class InputError(DolmaSqlError):
     """A data file is malformed or inconsistent; ``path``/``line`` point at it."""
 
 
+class OutputError(DolmaSqlError):
+    """An output cannot be written (disk full, no permission, read-only); ``path`` is the output."""
+
+
 class CompileError(DolmaSqlError):
     """A filter or span expression cannot be parsed or is not supported.
 

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from rich.console import Console
 from rich.table import Table
 
-from dolma_sql.executor import Counters, Executor
+from dolma_sql.runtime import Counters, Executor
 from dolma_sql.recipe import MixerConfig
 from dolma_sql.spans import SpanEdits, apply_spans
 

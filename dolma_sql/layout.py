@@ -6,54 +6,10 @@ layout rules (and their fixes of upstream quirks) live in one place.
 
 from __future__ import annotations
 
-import glob
-import os
 from dataclasses import dataclass
 
+from dolma_sql import storage
 from dolma_sql.errors import ConfigError
-
-COMPRESSED_SUFFIXES = {".gz": "gz", ".zst": "zst"}
-
-
-def codec_of(path: str) -> str:
-    """Compression codec from the last extension (``gz``, ``zst``, or ``""`` for plain), ignoring ``.tmp``."""
-    if path.endswith(".tmp"):
-        path = path[: -len(".tmp")]
-    return COMPRESSED_SUFFIXES.get(os.path.splitext(path)[1], "")
-
-
-def expand_globs(patterns: list[str], *, config_path: str, warn=None) -> list[str]:
-    """Expand document globs in order (each pattern sorted, ``**`` recursive), files only.
-
-    A file matched by two patterns is read once (upstream mixes it twice). A pattern that
-    matches nothing is a warning; all patterns matching nothing is an error.
-    """
-    if not patterns:
-        raise ConfigError("no document paths given", path=config_path, hint="list at least one glob of document files")
-    seen: set[str] = set()
-    files: list[str] = []
-    for pattern in patterns:
-        if pattern.startswith("s3://") or "://" in pattern:
-            raise ConfigError(
-                f"remote path {pattern!r} is not supported",
-                path=config_path,
-                hint="copy the files locally (e.g. `aws s3 sync`) and point the glob at them",
-            )
-        matches = sorted(m for m in glob.glob(os.path.expanduser(pattern), recursive=True) if os.path.isfile(m))
-        if not matches and warn is not None:
-            warn(f"{config_path}: no file matches {pattern!r}")
-        for match in matches:
-            if match not in seen:
-                seen.add(match)
-                files.append(match)
-    if not files:
-        raise ConfigError(
-            f"no files match {patterns!r}",
-            path=config_path,
-            hint="check the glob, relative to the current directory " + os.getcwd(),
-        )
-    return files
-
 
 def swap_segment(path: str, segment: str, replacement: str, *, first_only: bool = False) -> str | None:
     """Replace the path component ``segment`` (e.g. ``documents``) with ``replacement``.
@@ -100,7 +56,7 @@ def plan_shards(files: list[str], *, output_dir: str, stream: str, max_size_in_b
     groups: list[list[str]] = []
     size = 0
     for path in files:
-        file_size = os.path.getsize(path)
+        file_size = storage.size(path)
         if groups and groups[-1] and size + file_size <= max_size_in_bytes:
             groups[-1].append(path)
             size += file_size
@@ -108,6 +64,6 @@ def plan_shards(files: list[str], *, output_dir: str, stream: str, max_size_in_b
             groups.append([path])
             size = file_size
     return [
-        ShardPlan(os.path.join(output_dir, f"{stream}-{index:04d}.jsonl{extension}"), tuple(group))
+        ShardPlan(storage.join(output_dir, f"{stream}-{index:04d}.jsonl{extension}"), tuple(group))
         for index, group in enumerate(groups)
     ]

@@ -6,7 +6,7 @@ and the spans each replacement rule selected. Kept documents are then rewritten 
 replacement by the vectorized kernel in :mod:`dolma_sql.spans`, attribute merge, discarded
 fields, provenance) and written as compact JSON with keys sorted at every depth, as dolma does.
 
-Each output shard is one unit of work (:mod:`dolma_sql.executor`): written to a temp name and
+Each output shard is one unit of work (:mod:`dolma_sql.runtime`): written to a temp name and
 renamed, and skipped on rerun when it already exists, so an interrupted run resumes without
 losing or duplicating a document.
 """
@@ -29,10 +29,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dolma_sql import impact, layout
+from dolma_sql import impact, layout, storage
 from dolma_sql.errors import ConfigError, InputError
-from dolma_sql.executor import Counters, Executor, LocalExecutor, cyclic_gc_paused, keep_freed_memory, run_units
-from dolma_sql.io import BATCH_BYTES, AtomicWriter, LineBatch, decode_object, head_lines, iter_line_batches, json_string_literals, line_bytes, line_offsets
+from dolma_sql.runtime import Counters, Executor, run_units
+from dolma_sql.runtime.local import LocalExecutor
+from dolma_sql.runtime.tuning import cyclic_gc_paused, keep_freed_memory
+from dolma_sql.formats.lines import BATCH_BYTES, LineBatch, decode_object, head_lines, iter_line_batches, json_string_literals, line_bytes, line_offsets
+from dolma_sql.storage import output
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
 from dolma_sql.spans import SpanEdits, apply_spans, split_template
 
@@ -154,7 +157,7 @@ def plan_shards(plans: list[StreamPlan], config: MixerConfig, *, warn: Callable[
     for plan in plans:
         stream = plan.stream
         where = f"streams[{plan.index}]"
-        files = layout.expand_globs(list(stream.documents), config_path=f"{where}.documents", warn=warn)
+        files = storage.expand_globs(list(stream.documents), config_path=f"{where}.documents", warn=warn)
         if config.shuffle:
             shards = layout.plan_shards(
                 files,
@@ -214,7 +217,7 @@ def run_shard(task: ShardTask) -> Counters:
         return counters
     if os.path.exists(task.shard.output):
         return {"shards_skipped": 1}
-    with cyclic_gc_paused(), AtomicWriter(task.shard.output) as writer:
+    with cyclic_gc_paused(), output(task.shard.output) as writer:
         for batch, attribute_lines, result in _queried_batches(task):
             _mix_batch(batch, attribute_lines, result, task, writer, counters)
     return counters

@@ -22,7 +22,7 @@ from rich.table import Table
 from sqlglot import exp
 
 from dolma_sql.errors import DolmaSqlError
-from dolma_sql.layout import codec_of
+from dolma_sql.storage import codec_of
 from dolma_sql.sql import render
 from dolma_sql.views import Corpus, add_tagger_function, explain_error
 

@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from dolma_sql.io import line_offsets
+from dolma_sql.formats.lines import line_offsets
 
 
 @dataclass(frozen=True)

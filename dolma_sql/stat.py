@@ -28,8 +28,10 @@ import pyarrow.compute as pc
 import pyarrow.json
 
 from dolma_sql.errors import InputError
-from dolma_sql.executor import LocalExecutor, run_units
-from dolma_sql.io import AtomicWriter, iter_line_batches, read_bytes
+from dolma_sql.runtime.local import LocalExecutor
+from dolma_sql.runtime import run_units
+from dolma_sql.storage import output
+from dolma_sql.formats.lines import iter_line_batches, read_decompressed
 
 MANTISSA_STEPS = 100_000
 """Buckets per power of two (dolma's ``FixedBucketsValTracker(n=5)``)."""
@@ -119,7 +121,7 @@ def summarize_file(unit: StatUnit) -> dict[str, float]:
     data, table, lines = _read_attributes(unit.path)
     name_filter = re.compile(unit.regex) if unit.regex else None
     encoder = msgspec.json.Encoder()
-    with AtomicWriter(unit.partial) as writer:
+    with output(unit.partial) as writer:
         if "attributes" in table.column_names:
             column = table.column("attributes").combine_chunks()
             if not pa.types.is_struct(column.type):
@@ -154,7 +156,7 @@ def _first_seen_order(column: pa.StructArray, data: bytes) -> list[int]:
 
 def _read_attributes(path: str) -> tuple[bytes, pa.Table, int]:
     """The file's decompressed bytes (kept to look lines up), its lines as a table, and its line count."""
-    data = read_bytes(path)
+    data = read_decompressed(path)
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
     if not data.strip():
         return data, pa.table({}), lines
@@ -248,7 +250,7 @@ def write_report(summaries: list[Summary], report: str) -> str:
     """``<report>/summaries.jsonl.gz``, written atomically."""
     path = os.path.join(report, "summaries.jsonl.gz")
     encoder = msgspec.json.Encoder()
-    with AtomicWriter(path) as writer:
+    with output(path) as writer:
         for summary in summaries:
             writer.write(encoder.encode(summary) + b"\n")
     return path
@@ -331,7 +333,7 @@ def plot(summaries: list[Summary], directory: str) -> list[str]:
         figure.suptitle(attribute)
         figure.tight_layout()
         path = os.path.join(directory, re.sub(r"[^A-Za-z0-9_.-]+", "_", attribute) + ".png")
-        with AtomicWriter(path, codec="") as writer:
+        with output(path, codec="") as writer:
             figure.savefig(writer, format="png")
         pyplot.close(figure)
         written.append(path)

@@ -28,70 +28,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dolma_sql.errors import ConfigError, DolmaSqlError, InputError
-from dolma_sql.io import line_bytes
+from dolma_sql.formats.attributes import Spans, encode_attribute_fields, encode_rows, round_scores  # noqa: F401  (re-exported for taggers)
 
-SCORE_DIGITS = 5
-"""Scores are rounded to 5 decimals (dolma's TAGGER_SCORE_PRECISION)."""
-
-
-# ---------------------------------------------------------------------------------------------- spans
-@dataclass
-class Spans:
-    """Spans of one type over a batch: row ``rows[i]`` has span ``[starts[i], ends[i], scores[i]]``.
-
-    ``rows`` is ascending; spans of one row keep the order the tagger emitted them in.
-    """
-
-    rows: np.ndarray
-    starts: np.ndarray
-    ends: np.ndarray
-    scores: np.ndarray
-
-    def __post_init__(self) -> None:
-        self.rows = np.asarray(self.rows, dtype=np.int64)
-        self.starts = np.asarray(self.starts, dtype=np.int64)
-        self.ends = np.asarray(self.ends, dtype=np.int64)
-        self.scores = np.asarray(self.scores, dtype=np.float64)
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    @classmethod
-    def empty(cls) -> Spans:
-        nothing = np.zeros(0, dtype=np.int64)
-        return cls(nothing, nothing, nothing, nothing.astype(np.float64))
-
-    @classmethod
-    def document(cls, lengths: np.ndarray, scores, where: np.ndarray | None = None) -> Spans:
-        """One ``[0, len(text), score]`` span per row (only where ``where`` is true, if given)."""
-        scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), lengths.shape)
-        rows = np.arange(len(lengths), dtype=np.int64)
-        if where is not None:
-            rows, lengths, scores = rows[where], lengths[where], scores[where]
-        return cls(rows, np.zeros(len(rows), dtype=np.int64), lengths, scores)
-
-    def take(self, mask: np.ndarray) -> Spans:
-        return Spans(self.rows[mask], self.starts[mask], self.ends[mask], self.scores[mask])
-
-    @classmethod
-    def concat(cls, parts: Sequence[Spans]) -> Spans:
-        """Merge span lists of one type, keeping each row's spans in ``parts`` order (a stable sort by row)."""
-        parts = [part for part in parts if len(part)]
-        if not parts:
-            return cls.empty()
-        if len(parts) == 1:
-            return parts[0]
-        rows = np.concatenate([p.rows for p in parts])
-        order = np.argsort(rows, kind="stable")
-        return cls(
-            rows[order],
-            np.concatenate([p.starts for p in parts])[order],
-            np.concatenate([p.ends for p in parts])[order],
-            np.concatenate([p.scores for p in parts])[order],
-        )
-
-    def per_row(self, n_rows: int) -> np.ndarray:
-        return np.bincount(self.rows, minlength=n_rows)
 
 
 TaggerOutput = dict[str, Spans]
@@ -261,89 +199,6 @@ def make_variable_name(name: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_]", "_", name)
 
 
-# ---------------------------------------------------------------------------------------------- encoding
-def round_scores(values: np.ndarray) -> np.ndarray:
-    """``round(x, 5)`` exactly as Python rounds (correctly rounded decimal, half to even).
-
-    numpy's scale-and-rint is exact except when ``x * 1e5`` lands within rounding error of a
-    half; those few values are re-rounded by Python.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    rounded = np.round(values, SCORE_DIGITS)
-    with np.errstate(invalid="ignore", over="ignore"):
-        scaled = values * 10.0**SCORE_DIGITS
-        risky = np.abs(scaled - np.floor(scaled) - 0.5) < 1e-3
-    for index in np.flatnonzero(risky):
-        rounded[index] = round(float(values[index]), SCORE_DIGITS)
-    # Python rounds -0.00000x to -0.0 as numpy does; keep its sign handling
-    return rounded
-
-
-def format_floats(values: np.ndarray) -> pa.Array:
-    """JSON text of each float as msgspec (dolma's encoder) writes it, e.g. ``5.0``, ``0.00004``."""
-    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
-    unique, inverse = np.unique(bits, return_inverse=True)
-    texts = pa.array([msgspec.json.encode(float(v)).decode() for v in unique.view(np.float64)], pa.large_string())
-    return texts.take(pa.array(inverse.reshape(-1).astype(np.int64)))
-
-
-def _lit(text: str) -> pa.Scalar:
-    return pa.scalar(text, pa.large_string())
-
-
-def _concat(*parts) -> pa.Array:
-    """Element-wise concatenation of string arrays and literals."""
-    return pc.binary_join_element_wise(*[_lit(p) if isinstance(p, str) else p for p in parts], _lit(""))
-
-
-def _int_text(values: np.ndarray) -> pa.Array:
-    return pc.cast(pa.array(values, pa.int64()), pa.large_string())
-
-
-def encode_attribute_fields(n_rows: int, keyed: Sequence[tuple[str, Spans, bool]]) -> pa.Array:
-    """The ``attributes`` object of each row as JSON text.
-
-    ``keyed`` lists ``(key, spans, always)`` in key order; a key with no span in a row is left
-    out of that row unless ``always`` (a tagger default), which writes ``"key":[]``.
-    """
-    pieces = []
-    for key, spans, always in keyed:
-        if not len(spans) and not always:
-            continue
-        counts = spans.per_row(n_rows)
-        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        items = _concat("[", _int_text(spans.starts), ",", _int_text(spans.ends), ",", format_floats(round_scores(spans.scores)), "]")
-        joined = pc.binary_join(pa.LargeListArray.from_arrays(pa.array(offsets), items), _lit(","))
-        piece = _concat("," + json.dumps(key) + ":[", joined, "]")
-        if not always:
-            piece = pc.if_else(pa.array(counts > 0), piece, _lit(""))
-        pieces.append(piece)
-    if not pieces:
-        return pa.array(["{}"] * n_rows, pa.large_string())
-    return _concat("{", pc.utf8_slice_codeunits(_concat(*pieces), 1), "}")
-
-
-_NEEDS_ESCAPE = r'["\\\x00-\x1f]'
-
-
-def json_strings(values: pa.Array) -> pa.Array:
-    """JSON string literals of ``values`` (null -> ``""``), escaped as msgspec escapes them."""
-    values = pc.fill_null(values.cast(pa.large_string()), "")
-    quoted = _concat('"', values, '"')
-    special = pc.match_substring_regex(values, _NEEDS_ESCAPE)
-    if not pc.any(special).as_py():
-        return quoted
-    indices = np.flatnonzero(special.to_numpy(zero_copy_only=False))
-    escaped = [msgspec.json.encode(values[int(i)].as_py()).decode() for i in indices]
-    return pc.replace_with_mask(quoted, special, pa.array(escaped, pa.large_string()))
-
-
-def encode_rows(ids: pa.Array, attributes: pa.Array, sources: pa.Array) -> bytes:
-    """``{"id":…,"attributes":{…},"source":…}\\n`` per row (dolma's field order), as one byte string."""
-    lines = _concat('{"id":', json_strings(ids), ',"attributes":', attributes, ',"source":', json_strings(sources), "}\n")
-    return bytes(line_bytes(lines)) if len(lines) else b""
-
-
 # ---------------------------------------------------------------------------------------------- running taggers
 def run_tagger(spec: TaggerSpec, batch: TagBatch) -> TaggerOutput:
     """Run one tagger on a batch and check what it returned (a plugin bug should say which tagger)."""
@@ -400,7 +255,7 @@ class OutputFile:
 
 @dataclass(frozen=True)
 class TagUnit:
-    """Tag one document file; picklable, run by :func:`dolma_sql.executor.run_units`."""
+    """Tag one document file; picklable, run by :func:`dolma_sql.runtime.run_units`."""
 
     source: str
     outputs: tuple[OutputFile, ...]
@@ -438,8 +293,9 @@ def tag_file(unit: TagUnit) -> dict[str, float]:
     """Read ``unit.source`` once, run every tagger per batch, write each attribute file atomically."""
     from contextlib import ExitStack
 
-    from dolma_sql.executor import keep_freed_memory
-    from dolma_sql.io import AtomicWriter, iter_document_batches
+    from dolma_sql.runtime.tuning import keep_freed_memory
+    from dolma_sql.storage import output
+    from dolma_sql.formats.documents import iter_document_batches
 
     keep_freed_memory()
     if unit.tagger_modules:
@@ -449,7 +305,7 @@ def tag_file(unit: TagUnit) -> dict[str, float]:
     fields = needed_fields(list(specs.values()))
     documents = 0
     with ExitStack() as stack:
-        writers = [stack.enter_context(AtomicWriter(output.path)) for output in unit.outputs]
+        writers = [stack.enter_context(output(output.path)) for output in unit.outputs]
         for document_batch in iter_document_batches(unit.source, fields=fields, required=("id", "text")):
             table = document_batch.table
             if unit.max_documents is not None:

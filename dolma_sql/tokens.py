@@ -7,7 +7,7 @@ document (token offsets, end exclusive; source path; 1-based line). Each documen
 
 How it runs: input files are shuffled with ``seed`` and grouped as dolma groups them (one output
 group per writer). A group reads ``ring_size`` files at a time, document batches at a time
-(Arrow columns from :func:`dolma_sql.io.iter_document_batches`), and tokenizes each batch with the
+(Arrow columns from :func:`dolma_sql.formats.documents.iter_document_batches`), and tokenizes each batch with the
 Rust tokenizer's multi-threaded ``encode_batch``; token ids live in flat numpy arrays from then
 on. Documents are taken from the ring round-robin (or sampled by file size), ``batch_size`` at a
 time, shuffled with a generator seeded by ``(seed, group)`` and packed into memmaps of fewer
@@ -43,8 +43,9 @@ import numpy as np
 
 from dolma_sql.config import WorkDirConfig
 from dolma_sql.errors import ConfigError, InputError
-from dolma_sql.io import AtomicWriter, iter_document_batches
-from dolma_sql.layout import expand_globs
+from dolma_sql.storage import OutputFile, output
+from dolma_sql.formats.documents import iter_document_batches
+from dolma_sql.storage import expand_globs
 
 # ---------------------------------------------------------------------------------------------- options
 
@@ -409,7 +410,7 @@ def _prepare_destination(config: TokensConfig, manifest: dict) -> str:
             hint="pass --resume to finish an interrupted run, --overwrite to replace its part-* files, or choose another directory",
         )
     os.makedirs(state_dir, exist_ok=True)
-    with AtomicWriter(manifest_path) as handle:
+    with output(manifest_path) as handle:
         handle.write(json.dumps(manifest, indent=1).encode())
     return state_dir
 
@@ -547,7 +548,7 @@ class MemmapSeries:
         self.count = 0
         self.written = 0
         self._memmap = None
-        self._csv: AtomicWriter | None = None
+        self._csv: OutputFile | None = None
         self._npy_path = ""
 
     def write(self, batch: TokenizedBatch) -> None:
@@ -579,7 +580,7 @@ class MemmapSeries:
         path = f"{self.prefix}-{self.count:05d}"
         self._npy_path = path + ".npy"
         self._memmap = open(self._npy_path + ".tmp", "wb")
-        self._csv = AtomicWriter(path + ".csv.gz")
+        self._csv = output(path + ".csv.gz")
         self.written = 0
 
     def _close(self) -> None:
@@ -619,7 +620,7 @@ def tokenize_group(unit: GroupUnit) -> dict[str, float]:
         series.abort()
         raise
     counters = {"documents": documents, "tokens": tokens, "memmaps": series.count, "files": len(unit.files)}
-    with AtomicWriter(_done_marker(unit.state_dir, unit.prefix)) as handle:
+    with output(_done_marker(unit.state_dir, unit.prefix)) as handle:
         handle.write(json.dumps(counters).encode())
     return counters
 

@@ -21,8 +21,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from dolma_sql.errors import ConfigError, DolmaSqlError, InputError
-from dolma_sql.io import decode_object, head_lines, iter_line_batches
-from dolma_sql.layout import attribute_path, expand_globs
+from dolma_sql.formats.lines import decode_object, head_lines, iter_line_batches
+from dolma_sql.layout import attribute_path
+from dolma_sql.storage import expand_globs
 from dolma_sql.sql import fill, load_sql, render
 
 DOCUMENT_FIELDS = {

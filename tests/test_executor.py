@@ -11,7 +11,8 @@ import pytest
 from executor_helpers import square
 
 from dolma_sql.errors import InputError
-from dolma_sql.executor import LocalExecutor, run_units
+from dolma_sql.runtime.local import LocalExecutor
+from dolma_sql.runtime import run_units
 
 UNITS = list(range(7))
 EXPECTED = {"units": 7, "sum_of_squares": sum(u * u for u in UNITS)}

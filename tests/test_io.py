@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dolma_sql.errors import InputError
-from dolma_sql.io import iter_line_batches, json_string_literals, open_reader, read_bytes
+from dolma_sql.formats.lines import iter_line_batches, json_string_literals, open_reader, read_decompressed
 from dolma_sql.mixer import _LineCursor
 
 LINES = st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=40), max_size=30)

@@ -12,7 +12,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from dolma_sql import mixer
-from dolma_sql.io import line_bytes
+from dolma_sql.formats.lines import line_bytes
 
 # characters whose escaping differs between encoders, or that trimming and byte lengths treat apart
 SPECIAL = st.sampled_from(['"', "\\", "/", "\n", "\t", "\b", "\f", "\x00", "\x1f", "\x7f", " ", "\xa0", "\u2028", "\u3000", "é", "😀", "u"])

@@ -119,7 +119,7 @@ def test_document_without_text_names_the_line(tmp_path):
     ],
 )
 def test_document_reader_fast_path_and_its_fallback_agree(tmp_path, line, expected):
-    from dolma_sql.io import iter_document_batches
+    from dolma_sql.formats.documents import iter_document_batches
 
     path = tmp_path / "d.jsonl"
     path.write_text('{"id":"0","text":"first","source":"s"}\n' + line + "\n", encoding="utf-8")

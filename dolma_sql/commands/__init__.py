@@ -1,4 +1,9 @@
-"""One module per CLI command; each exposes ``register(app)``. Shared plumbing lives here."""
+"""One module per CLI command; each exposes ``register(app)``. Shared plumbing lives here.
+
+Every command has the same shape: its typed config is loaded and validated here, the executor is
+built here from the config's ``executor`` and ``processes`` (``--executor local`` on the command
+line), and both are handed to the command's library function, which never builds an executor.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from typing import TypeVar
 import typer
 
 from dolma_sql.config import load_config
+from dolma_sql.runtime.executor import Executor
 
 T = TypeVar("T")
 
@@ -18,11 +24,27 @@ def command_config(ctx: typer.Context, schema: type[T], *, positional_config: bo
     """The command's typed config: the ``-c`` file, then dotted flags from the command line.
 
     With ``positional_config`` a leading non-option argument is the config file too
-    (``dolma-sql mix recipe.yaml`` as well as ``dolma-sql -c recipe.yaml mix``).
+    (``dolma-sql mix recipe.yaml`` as well as ``dolma-sql -c recipe.yaml mix``). ``--executor KIND``
+    is short for ``--executor.kind KIND``.
     """
-    args = list(ctx.args)
+    args = [_executor_flag(arg) for arg in ctx.args]
     root = ctx.find_root()
     config_file = (root.obj or {}).get("config")
     if positional_config and args and not args[0].startswith("-"):
         config_file = args.pop(0)
     return load_config(schema, config_file=config_file, flags=args)
+
+
+def _executor_flag(arg: str) -> str:
+    if arg == "--executor" or arg.startswith("--executor="):
+        return arg.replace("--executor", "--executor.kind", 1)
+    return arg
+
+
+def command_executor(config) -> Executor:
+    """The executor a command's config asks for (its ``executor`` section and ``processes``)."""
+    from dolma_sql.runtime.executors import build_executor
+
+    settings = config.executor
+    processes = 1 if getattr(config, "debug", False) else config.processes
+    return build_executor(settings.kind, processes=processes, allocator=settings.allocator, address=settings.address)

@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Mark duplicate documents or paragraphs as attributes (dolma's dedupe options, as dotted flags)."""
         from dolma_sql import dedupe
-        from dolma_sql.io import AtomicWriter
+        from dolma_sql.storage import output
 
         config = command_config(ctx, dedupe.DeduperConfig)
         if exact and config.dedupe is not None:
@@ -39,5 +39,5 @@ def register(app: typer.Typer) -> None:
         dedupe.print_report(result)
         target = report or config.report
         if target:
-            with AtomicWriter(target) as writer:
+            with output(target) as writer:
                 writer.write(json.dumps(result.as_dict(), indent=1).encode() + b"\n")

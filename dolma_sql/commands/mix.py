@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
-from dolma_sql.executor import LocalExecutor
+from dolma_sql.runtime.local import LocalExecutor
 from dolma_sql.recipe import MixerConfig, validate
 
 console = Console(stderr=True)

@@ -16,7 +16,7 @@ import typer
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
 from dolma_sql.errors import ConfigError
-from dolma_sql.layout import expand_globs
+from dolma_sql.storage import expand_globs
 
 
 class WorkDirConfig(msgspec.Struct, forbid_unknown_fields=True):

@@ -18,7 +18,8 @@ import typer
 from dolma_sql.commands import DOLMA_FLAGS, command_config
 from dolma_sql.config import WorkDirConfig
 from dolma_sql.errors import ConfigError
-from dolma_sql.layout import expand_globs, swap_segment
+from dolma_sql.layout import swap_segment
+from dolma_sql.storage import expand_globs
 
 if TYPE_CHECKING:  # the tagging runtime (numpy, pyarrow, …) is imported when the command runs
     from dolma_sql.tagging import TagUnit
@@ -76,7 +77,7 @@ HYPHENATED = {"--tagger-modules": "--tagger_modules", "--ignore-existing": "--ig
 
 def plan_units(config: TagConfig) -> list[TagUnit]:
     """One unit per document file, with the attribute file(s) it writes (dolma's path rules)."""
-    from dolma_sql.executor import console
+    from dolma_sql.runtime.progress import console
 
     if not config.taggers:
         raise ConfigError("no taggers given", path="taggers", hint="pass --taggers NAME... (see `dolma-sql list`)")
@@ -139,7 +140,9 @@ def run_tag(config: TagConfig, *, quiet: bool = False) -> dict[str, float]:
     processes = 1 if config.debug else config.processes
     if processes > 1:  # one process per core: polars reads this when imported, here and in the workers
         os.environ.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // processes)))
-    from dolma_sql.executor import LocalExecutor, console, run_units
+    from dolma_sql.runtime.local import LocalExecutor
+    from dolma_sql.runtime.progress import console
+    from dolma_sql.runtime import run_units
     from dolma_sql.tagging import check_taggers, import_tagger_modules, tag_file, unit_is_done
 
     import_tagger_modules(config.tagger_modules)

@@ -20,7 +20,9 @@ if TYPE_CHECKING:  # the tokenizer stack is imported when the command runs, not 
 
 
 def run(config: TokensConfig) -> dict[str, float]:
-    from dolma_sql.executor import LocalExecutor, console, run_units
+    from dolma_sql.runtime.local import LocalExecutor
+    from dolma_sql.runtime.progress import console
+    from dolma_sql.runtime import run_units
     from dolma_sql.tokens import plan_tokens, tokenize_group, worker_env
 
     started = time.perf_counter()
@@ -47,7 +49,7 @@ def run(config: TokensConfig) -> dict[str, float]:
 def print_stats(destination: str) -> None:
     from rich.table import Table
 
-    from dolma_sql.executor import console
+    from dolma_sql.runtime.progress import console
     from dolma_sql.tokens import tokens_stats
 
     stats = tokens_stats(destination)

@@ -215,14 +215,20 @@ def to_struct(data: dict, schema: type[T], *, source: str | None = None) -> T:
 
 
 def load_config(schema: type[T], *, config_file: str | None, flags: list[str], defaults: dict | None = None) -> T:
-    """File (if any), then flags, then interpolation, then typed validation."""
+    """File (if any), then flags, then interpolation, then typed validation, then the config's own checks."""
     data = deep_merge(defaults or {}, read_config_file(config_file) if config_file else {})
     data = deep_merge(data, parse_dotted_flags(flags, schema))
-    return to_struct(interpolate(data), schema, source=config_file)
+    return checked(to_struct(interpolate(data), schema, source=config_file))
 
 
-class WorkDirConfig(msgspec.Struct, forbid_unknown_fields=True):
-    """dolma's shared ``work_dir.{input,output}`` option (temporary folders; most commands accept and ignore it)."""
+def config_from(data: dict | T, schema: type[T]) -> T:
+    """A config given as a dict (the Python API) or as a struct, validated as one loaded from a file."""
+    if isinstance(data, schema):
+        return checked(data)
+    return checked(to_struct(interpolate(dict(data)), schema))
 
-    input: str | None = None
-    output: str | None = None
+
+def checked(config: T) -> T:
+    """Run the config's own checks (the ``validate`` method of every config struct), before any work starts."""
+    validate = getattr(config, "validate", None)
+    return validate() if validate is not None else config

@@ -1,0 +1,45 @@
+"""The config parts every command shares, defined once: work folders, compression, the executor."""
+
+from __future__ import annotations
+
+import msgspec
+
+from dolma_sql.storage.codecs import codec_named
+
+
+class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Base of every config struct: unknown fields are errors, and ``validate`` runs the checks
+    that types cannot express (each command's config overrides it), at load time."""
+
+    def validate(self):
+        return self
+
+
+class WorkDirConfig(Config):
+    """dolma's ``work_dir``: local folders to stage inputs and outputs in (outputs bound for an object
+    store are written here first, then uploaded)."""
+
+    input: str | None = None
+    output: str | None = None
+
+
+class CompressionConfig(Config):
+    """dolma's ``compression.{input,output}``: a codec name (``gz``, ``gzip``, ``zst``, ``zstd``, ``""``/``none``),
+    or nothing to go by the files' extensions."""
+
+    input: str | None = None
+    output: str | None = None
+
+    def codecs(self, where: str = "compression") -> tuple[str | None, str | None]:
+        """The input and output codecs (``None``: by extension)."""
+        return codec_named(self.input, where=f"{where}.input"), codec_named(self.output, where=f"{where}.output")
+
+
+class ExecutorConfig(Config):
+    """Where units run: ``local`` (a process pool of ``processes`` on this machine, the default) or
+    ``serial`` (the calling process alone). ``allocator`` is preloaded into local workers:
+    ``auto`` (mimalloc or jemalloc when installed), ``system`` or a library name."""
+
+    kind: str = "local"
+    address: str | None = None
+    allocator: str = "auto"

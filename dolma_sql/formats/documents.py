@@ -1,0 +1,132 @@
+"""Documents parsed from line batches: the fields a command asks for, as Arrow columns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
+
+from dolma_sql.errors import InputError
+from dolma_sql.formats.lines import BATCH_BYTES, iter_line_batches, line_offsets, raise_first_malformed
+
+
+@dataclass(frozen=True)
+class DocumentBatch:
+    """Parsed documents of one line batch: ``table`` has one column per requested field.
+
+    String fields (``id``, ``text``, ``source``, …) are strings (a non-string ``id`` is rendered
+    as its JSON text, e.g. ``1``); ``metadata`` and other object fields are JSON text. A field
+    missing from a document is null. ``table.num_rows == len(lines)``: row ``i`` is line
+    ``first_line + i``.
+    """
+
+    path: str
+    first_line: int
+    lines: pa.LargeStringArray
+    table: pa.Table
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+
+JSON_FIELDS = frozenset({"metadata", "attributes"})
+"""Top-level fields returned as JSON text rather than as strings."""
+
+
+def iter_document_batches(
+    path: str,
+    *,
+    fields: tuple[str, ...] = ("id", "text"),
+    required: tuple[str, ...] = ("text",),
+    codec: str | None = None,
+    batch_bytes: int = BATCH_BYTES,
+    count_progress: bool = True,
+) -> Iterator[DocumentBatch]:
+    """Parse ``path``'s documents batch by batch with DuckDB's JSON reader (vectorized, multi-threaded).
+
+    A malformed line, a line that is not an object, or a document whose required field is
+    missing or not a string is an :class:`InputError` naming the file and line.
+    """
+    connection = None  # DuckDB is imported and connected only when the fast path declines a batch
+    # a dotted name is a nested path, as dolma's field names (``metadata.text``)
+    paths = ", ".join("'$" + "".join('."' + part.replace('"', '\\"') + '"' for part in name.split(".")) + "'" for name in fields)
+    projections = ", ".join(
+        f"CASE WHEN json_type(v[{i + 1}]) = 'VARCHAR' THEN v[{i + 1}]->>'$' ELSE {'v[%d]::VARCHAR' % (i + 1)} END AS \"{name}\""
+        if name not in JSON_FIELDS
+        else f"v[{i + 1}]::VARCHAR AS \"{name}\""
+        for i, name in enumerate(fields)
+    )
+    checks = ", ".join(f"coalesce(json_type(v[{fields.index(name) + 1}]) = 'VARCHAR', false) AS \"ok_{name}\"" for name in required)
+    query = f"SELECT {projections}{', ' + checks if checks else ''} FROM (SELECT json_extract(line, [{paths}]) AS v FROM lines)"
+    string_schema = _string_fields_schema(fields)
+    for batch in iter_line_batches(path, codec=codec, batch_bytes=batch_bytes, count_progress=count_progress):
+        fast = _decode_string_fields(string_schema, batch.lines, required) if string_schema is not None else None
+        if fast is not None:
+            yield DocumentBatch(path=path, first_line=batch.first_line, lines=batch.lines, table=fast)
+            continue
+        import duckdb
+
+        if connection is None:
+            connection = duckdb.connect()
+        lines_table = pa.table({"line": batch.lines})
+        connection.register("lines", lines_table)
+        try:
+            result = connection.sql(query).to_arrow_table()
+        except duckdb.Error:
+            raise_first_malformed(batch)
+            raise
+        finally:
+            connection.unregister("lines")
+        for name in required:
+            ok = result.column(f"ok_{name}")
+            if not pa.compute.all(ok).as_py():
+                bad = pa.compute.index(ok, False).as_py()
+                raise InputError(
+                    f"document has no string field {name!r}",
+                    path=path,
+                    line=batch.first_line + bad,
+                    hint=f"every document needs a string {name!r}; fix or remove that line",
+                )
+        yield DocumentBatch(path=path, first_line=batch.first_line, lines=batch.lines, table=result.select(list(fields)))
+
+
+def _string_fields_schema(fields: tuple[str, ...]) -> pa.Schema | None:
+    """The all-string schema of the fast path when every requested field is a plain string field (``None`` otherwise)."""
+    if any(name in JSON_FIELDS or not name.isidentifier() for name in fields) or len(set(fields)) != len(fields):
+        return None
+    return pa.schema([(name, pa.string()) for name in fields])
+
+
+def _decode_string_fields(schema: pa.Schema, lines: pa.LargeStringArray, required: tuple[str, ...]) -> pa.Table | None:
+    """Fast path (about 2x msgspec into Python strings, 4x DuckDB's JSON reader, on one core): Arrow's
+    JSON reader on the batch's bytes, in place, with an explicit all-string schema.
+
+    That reader is stricter than needed (a non-string value or a repeated key fails) and skips blank
+    lines, so any failure, a null required field, a line not starting with ``{`` or a row count other
+    than the line count returns ``None`` and the caller takes the DuckDB path, which produces the
+    exact values or the line-accurate error.
+    """
+    import pyarrow.json
+
+    if not len(lines):
+        return None
+    offsets = line_offsets(lines)
+    data = lines.buffers()[2][offsets[0] : offsets[-1]]
+    if not np.all(np.frombuffer(data, dtype=np.uint8)[offsets[:-1] - offsets[0]] == ord("{")):
+        return None
+    try:
+        table = pyarrow.json.read_json(
+            pa.BufferReader(data),
+            read_options=pyarrow.json.ReadOptions(use_threads=False, block_size=len(data) + 1),
+            parse_options=pyarrow.json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore"),
+        )
+    except pa.ArrowInvalid:
+        return None
+    if table.num_rows != len(lines) or any(table.column(name).null_count for name in required):
+        return None
+    return table.select(schema.names).combine_chunks()
+
+

@@ -1,0 +1,207 @@
+"""Reading dolma files as Arrow batches of lines: the one reader under every command.
+
+Files are JSON lines at any storage URL, compressed by extension. Reading yields Arrow string
+arrays of whole lines, batch by batch, so memory stays bounded by the batch size, not the file
+size; each batch's lines are views of one buffer that the decompressor filled directly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+import numpy as np
+import pyarrow as pa
+
+from dolma_sql import storage
+from dolma_sql.errors import InputError
+from dolma_sql.runtime import progress
+from dolma_sql.storage.codecs import DECODER_ERRORS, codec_of, decompressed_reader
+
+BATCH_BYTES = 8 << 20
+"""Decompressed bytes per line batch, for every command: large enough to amortise Arrow/DuckDB calls, small
+enough to bound memory (taggers and the deduper keep several arrays derived from a batch: words, n-gram
+hashes, paragraphs)."""
+
+
+def open_reader(path: str, codec: str | None = None) -> BinaryIO:
+    """A binary reader of ``path``'s decompressed content (by extension, or by ``codec`` when given)."""
+    return decompressed_reader(storage.open_input(path), codec_of(path) if codec is None else codec)
+
+
+@dataclass(frozen=True)
+class LineBatch:
+    """Consecutive lines of one file.
+
+    ``lines[i]`` is line ``first_line + i`` (1-based) and keeps its ``\\n`` terminator
+    (JSON parsers ignore it, and keeping it lets the array share the decompressed buffer).
+    """
+
+    path: str
+    first_line: int
+    lines: pa.StringArray
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+
+def iter_line_batches(
+    path: str, *, codec: str | None = None, batch_bytes: int = BATCH_BYTES, count_progress: bool = False
+) -> Iterator[LineBatch]:
+    """Yield the lines of ``path`` as Arrow string batches, validating UTF-8.
+
+    Each batch's lines are views of one buffer that the decompressor filled directly (after the
+    previous batch's unfinished last line), so no batch is copied on the way to Arrow.
+    Invalid UTF-8 is an :class:`InputError` naming the file and line (upstream silently
+    drops the rest of the file). With ``count_progress`` the (compressed) bytes read are added to
+    the run's progress as each batch is read, so a large file shows progress while it runs.
+    """
+    next_line = 1
+    carry = np.empty(0, dtype=np.uint8)
+    newlines = np.empty(0, dtype=bool)  # reused: a fresh mask per batch costs as many page faults as the data
+    try:
+        raw = storage.open_input(path)
+    except OSError as error:
+        raise InputError(f"cannot open: {error.strerror or error}", path=path) from error
+    reported = 0
+    with decompressed_reader(raw, codec_of(path) if codec is None else codec) as reader:
+        while True:
+            buffer = np.empty(len(carry) + batch_bytes, dtype=np.uint8)  # not zeroed: pages past the data stay untouched
+            buffer[: len(carry)] = carry
+            filled = len(carry) + _read_into(reader, memoryview(buffer)[len(carry) :], path)
+            if len(newlines) < filled:
+                newlines = np.empty(filled, dtype=bool)
+            ends = np.flatnonzero(np.equal(buffer[:filled], 10, out=newlines[:filled])) + 1  # one past each newline
+            at_end = filled < len(buffer)
+            if at_end and filled > (ends[-1] if len(ends) else 0):
+                ends = np.append(ends, filled)  # a last line without a newline
+            if count_progress:
+                position = raw.tell()
+                progress.advance(bytes_read=position - reported)
+                reported = position
+            if len(ends):
+                batch = _to_batch(path, next_line, buffer, ends)
+                next_line += len(batch)
+                yield batch
+            if at_end:
+                return
+            carry = buffer[ends[-1] if len(ends) else 0 : filled].copy()
+
+
+def head_lines(path: str, max_bytes: int) -> LineBatch | None:
+    """The first batch of whole lines within ``max_bytes`` of ``path`` (at least one line); None for an empty file.
+
+    For samples (keys, fields) that must not cost a read of the whole file; the file is closed at once.
+    """
+    batches = iter_line_batches(path, batch_bytes=max_bytes)
+    try:
+        return next(batches, None)
+    finally:
+        batches.close()
+
+
+def read_decompressed(path: str) -> bytes:
+    """The whole decompressed content of ``path`` (for files small enough to hold, such as attribute files)."""
+    with open_reader(path) as reader, _decompressing(path):
+        return reader.read()
+
+
+def _read_into(reader: BinaryIO, target: memoryview, path: str) -> int:
+    """Fill ``target`` from ``reader`` (short only at the end of the file); returns the bytes read."""
+    filled = 0
+    with _decompressing(path):
+        while filled < len(target):
+            count = reader.readinto(target[filled:])
+            if not count:
+                break
+            filled += count
+    return filled
+
+
+@contextlib.contextmanager
+def _decompressing(path: str) -> Iterator[None]:
+    """Turn a decoder's complaint (truncated or corrupt data) into an error naming the file."""
+    try:
+        yield
+    except DECODER_ERRORS as error:
+        raise InputError(
+            f"cannot decompress ({error})",
+            path=path,
+            hint="check that the file is complete and that its extension matches its compression",
+        ) from error
+
+
+def _to_batch(path: str, first_line: int, buffer: np.ndarray, ends: np.ndarray) -> LineBatch:
+    """The lines of ``buffer`` that end at ``ends``, as an Arrow array over that buffer."""
+    offsets = np.empty(len(ends) + 1, dtype=np.int64)
+    offsets[0] = 0
+    offsets[1:] = ends
+    binary = pa.LargeBinaryArray.from_buffers(pa.large_binary(), len(ends), [None, pa.py_buffer(offsets), pa.py_buffer(buffer)])
+    try:
+        lines = binary.cast(pa.large_string())
+    except pa.ArrowInvalid:
+        bad = _first_invalid_utf8(binary)
+        raise InputError(
+            "invalid UTF-8",
+            path=path,
+            line=first_line + bad,
+            hint="re-encode the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`) or drop the line",
+        ) from None
+    return LineBatch(path=path, first_line=first_line, lines=lines)
+
+
+def _first_invalid_utf8(binary: pa.LargeBinaryArray) -> int:
+    for index, value in enumerate(binary.to_pylist()):
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError:
+            return index
+    raise AssertionError("no invalid line found")  # pragma: no cover
+
+
+def line_offsets(lines: pa.LargeStringArray) -> np.ndarray:
+    """The byte offsets of a large-string array's values in its data buffer (a view, no copy)."""
+    return np.frombuffer(lines.buffers()[1], dtype=np.int64, count=len(lines) + 1, offset=lines.offset * 8)
+
+
+def line_bytes(lines: pa.LargeStringArray) -> memoryview:
+    """The UTF-8 bytes of consecutive lines (each keeps its ``\\n``), without copying: JSON lines for ``decode_lines``."""
+    offsets = line_offsets(lines)
+    return memoryview(lines.buffers()[2])[offsets[0] : offsets[-1]]
+
+
+def json_string_literals(texts: pa.Array) -> list:
+    """Each text as the JSON string literal msgspec writes for it (quoted, escaped), as ``msgspec.Raw``
+    values that an encoder copies into a document verbatim.
+
+    For texts already in Arrow, such as the span kernel's output: escaping them in one Polars pass
+    and copying the bytes out takes half as long as turning them into Python strings for the encoder
+    (most web text is not ASCII, and CPython converts such strings to UTF-8 and back code point by code point).
+    """
+    import msgspec
+    import polars as pl
+
+    encoded = pl.DataFrame({"t": pl.Series(texts.cast(pa.large_string()))}).select(pl.struct("t").struct.json_encode())
+    literals = encoded.to_series().str.slice(len('{"t":')).str.head(-1)  # each row is {"t":<literal>}
+    return list(map(msgspec.Raw, literals.cast(pl.Binary).to_list()))
+
+
+def decode_object(text: str, *, path: str, line: int, hint: str = "each line must be one JSON object; blank lines are not allowed") -> dict:
+    """Decode one line that must be a JSON object; anything else is an InputError naming file and line."""
+    import msgspec
+
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError as error:
+        raise InputError(f"malformed JSON ({error})", path=path, line=line, hint=hint) from None
+    if not isinstance(value, dict):
+        raise InputError(f"expected a JSON object, got {type(value).__name__}", path=path, line=line, hint=hint)
+    return value
+
+
+def raise_first_malformed(batch: LineBatch) -> None:
+    """Find the first line that is not a JSON object and raise an error naming it (only on the error path)."""
+    for index, line in enumerate(batch.lines.to_pylist()):
+        decode_object(line, path=batch.path, line=batch.first_line + index)

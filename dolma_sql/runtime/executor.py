@@ -1,0 +1,56 @@
+"""The executor interface, and the serial executor that runs units in the calling process."""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
+
+from dolma_sql.errors import DolmaSqlError
+
+U = TypeVar("U")
+Counters = dict[str, float]
+
+
+class Executor(ABC):
+    """Runs a function over units and yields ``(unit, counters or user error)`` as each finishes, in any order.
+
+    A user error (:class:`~dolma_sql.errors.DolmaSqlError`) of one unit is yielded, not raised, so
+    the other units still finish; any other exception is a bug and is raised. Used as a context
+    manager, an executor keeps its workers for every ``map_unordered`` until it is left.
+    """
+
+    @abstractmethod
+    def map_unordered(self, fn: Callable[[U], Counters], units: Sequence[U]) -> Iterator[tuple[U, Counters | DolmaSqlError]]: ...
+
+    def prepare(self, module: str) -> None:
+        """Say that units will run functions of ``module``, so that workers may import it ahead of them."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        pass
+
+
+class SerialExecutor(Executor):
+    """Every unit in the calling process, one after the other: for debugging, and (``shuffle``) to show
+    that a command's output does not depend on the order its units finish in."""
+
+    def __init__(self, shuffle: int | None = None) -> None:
+        self.shuffle = shuffle
+
+    def map_unordered(self, fn, units):
+        order = list(units)
+        if self.shuffle is not None:
+            random.Random(self.shuffle).shuffle(order)
+        for unit in order:
+            yield unit, run_catching_user_errors(fn, unit)
+
+
+def run_catching_user_errors(fn: Callable[[U], Counters], unit: U) -> Counters | DolmaSqlError:
+    try:
+        return fn(unit)
+    except DolmaSqlError as error:
+        return error

@@ -1,0 +1,20 @@
+"""Building an executor from its config: the one place that knows every kind."""
+
+from __future__ import annotations
+
+from dolma_sql.errors import ConfigError
+from dolma_sql.runtime.executor import Executor, SerialExecutor
+
+KINDS = ("local", "serial")
+
+
+def build_executor(kind: str = "local", *, processes: int = 1, allocator: str = "auto", address: str | None = None) -> Executor:
+    """The executor a command runs its units on: ``local`` (a process pool on this machine) or
+    ``serial`` (the calling process alone, for debugging)."""
+    if kind == "local":
+        from dolma_sql.runtime.local import LocalExecutor
+
+        return LocalExecutor(processes, allocator=allocator)
+    if kind == "serial":
+        return SerialExecutor()
+    raise ConfigError(f"unknown executor {kind!r}", path="executor.kind", hint=f"use one of {', '.join(KINDS)}")

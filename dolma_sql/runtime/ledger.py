@@ -1,0 +1,61 @@
+"""The one resume ledger: a record of each finished unit, stored beside its output.
+
+A unit's record is a small file ``.dolma-sql/<output name>.<command>.<options>.done`` in its
+output's folder, written with the commit protocol after the unit's outputs are committed, so it
+works on an object store as on a local disk, and a rerun skips exactly the units whose outputs
+are whole. ``<options>`` is a fingerprint of everything that shapes the outputs, so a rerun with
+other options redoes the units instead of keeping outputs they did not produce. A unit killed
+between its output's commit and its record is simply done again: units are deterministic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import msgspec
+
+from dolma_sql import storage
+from dolma_sql.storage import urls
+
+LEDGER_FOLDER = ".dolma-sql"
+RECORD_SUFFIX = ".done"
+
+
+def fingerprint(options: Any) -> str:
+    """A short stable digest of ``options`` (structs, dicts, lists, scalars)."""
+    encoded = msgspec.json.encode(msgspec.to_builtins(options), order="sorted")
+    return hashlib.sha256(encoded).hexdigest()[:16]
+
+
+class Ledger:
+    """Which units of ``command`` with ``options`` are finished; a unit is known by its ``key``, its main output's URL."""
+
+    def __init__(self, command: str, options: Any) -> None:
+        self.command = command
+        self.fingerprint = fingerprint(options)
+
+    def record_url(self, key: str) -> str:
+        return urls.join(urls.parent(key), LEDGER_FOLDER, f"{urls.name(key)}.{self.command}.{self.fingerprint}{RECORD_SUFFIX}")
+
+    def finished(self, keys: Iterable[str]) -> set[str]:
+        """The keys that have a record with these options (one listing per output folder)."""
+        keys = list(keys)
+        recorded: set[str] = set()
+        for folder in dict.fromkeys(urls.join(urls.parent(key), LEDGER_FOLDER) for key in keys):
+            recorded.update(urls.join(folder, entry) for entry in urls.listdir(folder))
+        return {key for key in keys if self.record_url(key) in recorded}
+
+    def unfinished(self, units: Sequence[Any]) -> list[Any]:
+        done = self.finished(unit.key for unit in units)
+        return [unit for unit in units if unit.key not in done]
+
+    def record(self, key: str, counters: dict[str, float]) -> None:
+        """Record that the unit writing ``key`` finished (after its outputs were committed)."""
+        storage.write_bytes(self.record_url(key), msgspec.json.encode({"command": self.command, "output": key, "counters": counters}))
+
+    def forget(self, keys: Iterable[str]) -> None:
+        """Remove the records of ``keys`` (before their units are done again)."""
+        for key in keys:
+            urls.remove(self.record_url(key))

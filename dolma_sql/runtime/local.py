@@ -1,0 +1,143 @@
+"""The local executor: a pool of worker processes on this machine (or the calling process alone)."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+from dolma_sql.errors import DolmaSqlError
+from dolma_sql.runtime import progress
+from dolma_sql.runtime.executor import Counters, Executor, U, run_catching_user_errors
+from dolma_sql.runtime.tuning import allocator_environment, cyclic_gc_paused, exiting_without_cycle_collection, keep_freed_memory
+
+PROGRESS_POLL_SECONDS = 0.25
+"""How often the caller, while it waits for workers, shows the progress they reported."""
+
+
+class LocalExecutor(Executor):
+    """In-process for one process (easy to debug), a spawn-based process pool otherwise.
+
+    The calling process is one of the ``processes``: between collecting the pool's results it runs
+    units itself, so one worker fewer is spawned (each re-imports the libraries the caller already
+    has). An ``allocator`` other than glibc's (see :func:`~dolma_sql.runtime.tuning.allocator_environment`)
+    is preloaded into the workers; the caller, which cannot preload it, then runs no units.
+    Every unit runs with the cycle collector paused and glibc keeping freed memory. Workers
+    import the modules named by :meth:`prepare` as they start; used as a context manager the
+    pool starts on entry, so they import while the caller still plans the units.
+    """
+
+    def __init__(self, processes: int = 1, *, allocator: str = "auto") -> None:
+        self.processes = max(1, processes)
+        self.env = allocator_environment(allocator) if self.processes > 1 else {}
+        if self.processes > 1:  # one process per core: Polars reads this when imported
+            self.env.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // self.processes)))
+        self.caller_works = "LD_PRELOAD" not in self.env
+        self.preload: list[str] = []
+        self._pool: ProcessPoolExecutor | None = None
+        self._reports: Any = None
+
+    @property
+    def workers(self) -> int:
+        return self.processes - 1 if self.caller_works else self.processes
+
+    def prepare(self, module: str) -> None:
+        if module not in self.preload:
+            self.preload.append(module)
+
+    def __enter__(self) -> LocalExecutor:
+        if self.workers:
+            self._pool = self._new_pool(self.workers)
+            for _ in range(self.workers):  # each task that finds no idle worker spawns one
+                self._pool.submit(_no_op)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def _new_pool(self, workers: int) -> ProcessPoolExecutor:
+        """Workers spawn as tasks are submitted, with the environment of that moment; each imports the preloads first."""
+        context = multiprocessing.get_context("spawn")
+        if self._reports is None:
+            self._reports = context.SimpleQueue()
+        with _environment(self.env):
+            return ProcessPoolExecutor(
+                max_workers=workers, mp_context=context, initializer=_worker_started, initargs=(tuple(self.preload), self._reports)
+            )
+
+    def map_unordered(self, fn, units):
+        if not units:
+            return
+        if not self.workers or (self.caller_works and len(units) <= 1):
+            keep_freed_memory()
+            for unit in units:
+                yield unit, _run_unit(fn, unit)
+            return
+        pool_in_use = contextlib.nullcontext(self._pool) if self._pool else self._new_pool(min(self.workers, len(units)))
+        with pool_in_use as pool:
+            yield from self._collect(pool, fn, list(units))
+
+    def _collect(self, pool: ProcessPoolExecutor, fn: Callable[[U], Counters], queue: list) -> Iterator[tuple[Any, Counters | DolmaSqlError]]:
+        pending: dict[Future, Any] = {}
+        queue.reverse()
+        keep = 1 if self.caller_works else 0  # a unit left in the queue for the caller
+        if self.caller_works:
+            keep_freed_memory()
+        while queue or pending:
+            while len(queue) > keep and len(pending) < self.workers * 2:
+                unit = queue.pop()
+                pending[pool.submit(_run_unit, fn, unit)] = unit
+            if self.caller_works and queue:
+                unit = queue.pop()
+                yield unit, _run_unit(fn, unit)
+                done = [future for future in pending if future.done()]
+            else:
+                done, _ = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            self._relay_progress()
+            for future in done:
+                unit = pending.pop(future)
+                yield unit, future.result()
+
+    def _relay_progress(self) -> None:
+        while self._reports is not None and not self._reports.empty():
+            progress.advance(**self._reports.get())
+
+
+def _run_unit(fn: Callable[[U], Counters], unit: U) -> Counters | DolmaSqlError:
+    with cyclic_gc_paused():
+        return run_catching_user_errors(fn, unit)
+
+
+def _worker_started(preload: tuple[str, ...], reports: Any) -> None:
+    """Every pool worker's initializer: tuning, progress reports to the caller, the preloads."""
+    atexit.register(exiting_without_cycle_collection)
+    keep_freed_memory()
+    progress.report_to(reports.put)
+    for module in preload:
+        importlib.import_module(module)
+
+
+def _no_op() -> None:
+    """A task whose submission spawns a worker."""
+
+
+@contextlib.contextmanager
+def _environment(env: dict[str, str]) -> Iterator[None]:
+    """Set ``env`` while workers are spawned (they inherit it), then restore the parent's."""
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

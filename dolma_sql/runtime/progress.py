@@ -1,0 +1,106 @@
+"""Progress of a run: units, documents and bytes, with an ETA from bytes done over total bytes.
+
+Readers call :func:`advance` as they read, wherever they run; in a worker process the counts go
+to the caller in a report every fraction of a second (the executor relays them), so a single
+large file shows progress while it runs, not only when it is finished.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+console = Console(stderr=True)
+
+REPORT_SECONDS = 0.5
+"""How often a worker sends what it has read to the caller."""
+
+_display: RunProgress | None = None
+_sink: Callable[[dict], None] | None = None
+_pending = {"bytes_read": 0, "documents": 0}
+_last_report = 0.0
+
+
+def advance(*, bytes_read: int = 0, documents: int = 0) -> None:
+    """Count what was just read toward the run's progress (a no-op outside a run)."""
+    global _last_report
+    if _display is not None:
+        _display.advance(bytes_read, documents)
+    elif _sink is not None:
+        _pending["bytes_read"] += bytes_read
+        _pending["documents"] += documents
+        now = time.monotonic()
+        if now - _last_report >= REPORT_SECONDS:
+            _last_report = now
+            _sink(dict(_pending))
+            _pending.update(bytes_read=0, documents=0)
+
+
+def report_to(sink: Callable[[dict], None]) -> None:
+    """Send this (worker) process's counts to ``sink``, which carries them to the caller."""
+    global _sink
+    _sink = sink
+
+
+class RunProgress:
+    """The one progress display of every command (disabled when quiet or when there is nothing to do)."""
+
+    def __init__(self, label: str, *, units: int, total_bytes: int, quiet: bool) -> None:
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TextColumn("{task.fields[units]}"),
+            TextColumn("{task.fields[documents]:,.0f} docs · {task.fields[rate]:,.0f} docs/s"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            disable=quiet or not units,
+            transient=False,
+        )
+        self._units = units
+        self._units_done = 0
+        self._streamed_bytes = 0
+        self._finished_bytes = 0
+        self._streamed_documents = 0
+        self._finished_documents = 0.0
+        self._task = self._progress.add_task(label, total=max(total_bytes, 1), units=f"0/{units} units", documents=0, rate=0)
+
+    def advance(self, bytes_read: int, documents: int) -> None:
+        self._streamed_bytes += bytes_read
+        self._streamed_documents += documents
+        self._refresh()
+
+    def unit_done(self, size: int, counters: dict[str, float] | None) -> None:
+        """A unit finished (``counters`` is None when it failed): all of its bytes, and its documents, count."""
+        self._units_done += 1
+        self._finished_bytes += size
+        self._finished_documents += (counters or {}).get("documents", 0)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        """Streamed counts run ahead of finished units; finished units cover readers that do not stream counts."""
+        elapsed = self._progress.tasks[0].elapsed or 1e-9
+        documents = max(self._streamed_documents, self._finished_documents)
+        self._progress.update(
+            self._task,
+            completed=max(self._streamed_bytes, self._finished_bytes),
+            units=f"{self._units_done}/{self._units} units",
+            documents=documents,
+            rate=documents / elapsed,
+        )
+
+    def __enter__(self) -> RunProgress:
+        global _display
+        self._progress.__enter__()
+        _display = self
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        global _display
+        _display = None
+        self._progress.__exit__(*exc_info)

@@ -1,0 +1,49 @@
+"""One storage layer for every path the program touches.
+
+Every path is a URL handled by fsspec (a plain path is a local file), so ``s3://``, ``gs://``,
+``memory://`` or any fsspec filesystem works wherever a local path does. :mod:`.urls` finds,
+lists and opens files; :mod:`.codecs` picks the compression by extension; :mod:`.commit` is the
+one way an output reaches its final name.
+"""
+
+from dolma_sql.storage.codecs import codec_of, compressed_writer, decompressed_reader
+from dolma_sql.storage.commit import OutputFile, check_writable, output, staged, write_bytes
+from dolma_sql.storage.urls import (
+    exists,
+    expand_globs,
+    is_local,
+    join,
+    listdir,
+    makedirs,
+    name,
+    open_input,
+    parent,
+    read_bytes,
+    relative,
+    remove,
+    size,
+)
+
+__all__ = [
+    "OutputFile",
+    "check_writable",
+    "codec_of",
+    "compressed_writer",
+    "decompressed_reader",
+    "exists",
+    "expand_globs",
+    "is_local",
+    "join",
+    "listdir",
+    "makedirs",
+    "name",
+    "open_input",
+    "output",
+    "parent",
+    "read_bytes",
+    "relative",
+    "remove",
+    "size",
+    "staged",
+    "write_bytes",
+]

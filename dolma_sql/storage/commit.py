@@ -1,0 +1,192 @@
+"""The one commit protocol: an output appears under its final name whole, or not at all.
+
+A local output is written to a temp name beside it, unique to the writer (so two runs never
+share one), and renamed when complete. An object store has no rename: the output is written to
+a local temp file (in the staging folder, dolma's ``work_dir.output``, when one is given) and
+uploaded to its final key only when complete, so a failed write leaves no partial object there.
+A failure of either removes the temp file. Every writer of an output goes through
+:func:`output` (a stream, compressed by extension), :func:`staged` (a local path, for libraries
+that write files themselves: Parquet, NumPy memmaps) or :func:`write_bytes`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Iterator
+
+from dolma_sql.errors import OutputError
+from dolma_sql.storage import urls
+from dolma_sql.storage.codecs import codec_of, compressed_writer
+
+TEMP_SUFFIX = ".tmp"
+
+
+def temp_name(path: str) -> str:
+    """A temp name beside ``path`` that no other writer (process or run) uses."""
+    return f"{path}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}"
+
+
+class OutputFile(io.RawIOBase):
+    """A writable stream to ``url`` (compressed by extension, or by ``codec``), committed on a clean close.
+
+    Used as a context manager: leaving the block normally commits, an exception aborts. Errors of
+    the disk (full, read-only, no permission) are an :class:`OutputError` naming the output.
+    """
+
+    def __init__(self, url: str, codec: str | None = None, *, staging: str | None = None) -> None:
+        super().__init__()
+        self.url = url
+        self._staged = staged(url, staging=staging)
+        with _disk_errors(url):
+            self.temp_path = self._staged.__enter__()
+            self._raw = open(self.temp_path, "wb")
+        self._sink = compressed_writer(self._raw, codec_of(url) if codec is None else codec)
+        self.bytes_written = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        try:
+            with _disk_errors(self.url):
+                self._sink.write(data)
+        except BaseException:
+            self.abort()
+            raise
+        self.bytes_written += len(data)
+        return len(data)
+
+    def commit(self) -> None:
+        try:
+            with _disk_errors(self.url):
+                self._sink.close()
+                self._raw.close()
+        except BaseException as error:
+            self._staged.__exit__(type(error), error, error.__traceback__)
+            raise
+        self._staged.__exit__(None, None, None)
+
+    def abort(self) -> None:
+        if self._raw.closed and not os.path.exists(self.temp_path):
+            return
+        with contextlib.suppress(Exception):
+            self._sink.close()
+        self._raw.close()
+        error = RuntimeError("aborted")
+        with contextlib.suppress(Exception):
+            self._staged.__exit__(RuntimeError, error, None)
+
+    def __enter__(self) -> OutputFile:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+
+
+def output(url: str, codec: str | None = None, *, staging: str | None = None) -> OutputFile:
+    """Open ``url`` for writing under the commit protocol (see :class:`OutputFile`)."""
+    return OutputFile(url, codec, staging=staging)
+
+
+@contextlib.contextmanager
+def staged(url: str, *, staging: str | None = None) -> Iterator[str]:
+    """A local temp path to write ``url``'s content to; committed to ``url`` when the block ends normally.
+
+    For libraries that write a file themselves (Parquet, NumPy). On an exception the temp file is
+    removed and nothing appears at ``url``.
+    """
+    local = urls.local_path(url)
+    if local is not None:
+        with _disk_errors(url):
+            urls.makedirs(os.path.dirname(local))
+        temp = temp_name(local)
+    else:
+        folder = staging or tempfile.gettempdir()
+        with _disk_errors(url):
+            os.makedirs(folder, exist_ok=True)
+        temp = os.path.join(folder, f"{urls.name(url)}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    try:
+        yield temp
+        with _disk_errors(url):
+            if local is not None:
+                os.replace(temp, local)
+            else:
+                _upload(temp, url)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(temp)
+
+
+def _upload(temp: str, url: str) -> None:
+    """Put a finished local file at ``url``; object stores show an object only once its upload completes."""
+    fs, path = urls.filesystem(url)
+    if "/" in path:
+        with contextlib.suppress(OSError):  # object stores need no folders; filesystems that do get them
+            fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+    fs.put_file(temp, path)
+
+
+def write_bytes(url: str, data: bytes, *, staging: str | None = None) -> None:
+    """Write a small file whole (a report, a manifest, a ledger record) under the commit protocol."""
+    with output(url, codec="", staging=staging) as handle:
+        handle.write(data)
+
+
+def copy_to(local_source: str, url: str, *, staging: str | None = None) -> None:
+    """Commit a copy of a local file to ``url``."""
+    with staged(url, staging=staging) as temp:
+        shutil.copyfile(local_source, temp)
+
+
+_DISK_HINTS = {
+    errno.ENOSPC: "free some space (or write elsewhere) and rerun: finished outputs are kept and skipped",
+    errno.EDQUOT: "free some space within the quota (or write elsewhere) and rerun",
+    errno.EACCES: "choose a destination you can write to, or fix the folder's permissions",
+    errno.EPERM: "choose a destination you can write to, or fix the folder's permissions",
+    errno.EROFS: "the filesystem is read-only: choose another destination",
+}
+
+
+@contextlib.contextmanager
+def _disk_errors(url: str) -> Iterator[None]:
+    """Turn the disk's refusals into an :class:`OutputError` that names the output (and free space when full)."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno not in _DISK_HINTS:
+            raise
+        message = f"cannot write: {os.strerror(error.errno)}"
+        if error.errno in (errno.ENOSPC, errno.EDQUOT):
+            message += _free_space(url)
+        raise OutputError(message, path=url, hint=_DISK_HINTS[error.errno]) from None
+
+
+def _free_space(url: str) -> str:
+    local = urls.local_path(url)
+    folder = os.path.dirname(os.path.abspath(local)) if local is not None else tempfile.gettempdir()
+    try:
+        return f" ({shutil.disk_usage(folder).free:,} bytes free in {folder})"
+    except OSError:
+        return ""
+
+
+def check_writable(folder: str, *, where: str) -> None:
+    """Fail before any work when outputs cannot be written under ``folder`` (``where``: the config path naming it)."""
+    from dolma_sql.errors import ConfigError
+
+    probe = urls.join(folder, f".dolma-sql-write-test-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        write_bytes(probe, b"")
+        urls.remove(probe)
+    except (OutputError, OSError) as error:
+        reason = error.message if isinstance(error, OutputError) else (error.strerror or str(error))
+        raise ConfigError(f"{folder!r} is not writable ({reason})", path=where, hint="point it at a folder you can write to") from None

@@ -1,0 +1,218 @@
+"""Finding, listing and opening files by URL.
+
+A plain path (or ``file://`` URL) is a local file and is handled with the standard library,
+which is what the commands' local speed is measured on; any other URL goes through the fsspec
+filesystem of its protocol. Paths keep the form they were given in (relative stays relative),
+and every function returns URLs that the others accept.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+import posixpath
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any, BinaryIO
+
+from dolma_sql.errors import ConfigError
+
+READ_BLOCK_BYTES = 8 << 20
+"""Read-ahead of a remote file: one request per batch of lines rather than fsspec's default 5 MiB."""
+
+
+def is_local(url: str) -> bool:
+    return "://" not in url or url.startswith("file://")
+
+
+def _local(url: str) -> str:
+    return url[len("file://") :] if url.startswith("file://") else url
+
+
+def _protocol(url: str) -> str:
+    return url.split("://", 1)[0]
+
+
+@lru_cache(maxsize=None)
+def _filesystem_of(protocol: str) -> Any:
+    import fsspec
+
+    try:
+        return fsspec.filesystem(protocol)
+    except (ImportError, ValueError) as error:
+        raise ConfigError(
+            f"no filesystem for {protocol}:// URLs ({error})",
+            hint=f"install the fsspec implementation of {protocol}:// (for s3://: pip install s3fs)",
+        ) from None
+
+
+def filesystem(url: str) -> tuple[Any, str]:
+    """The fsspec filesystem of a remote URL and the path within it."""
+    fs = _filesystem_of(_protocol(url))
+    return fs, fs._strip_protocol(url)
+
+
+def _remote_url(fs: Any, path: str, like: str) -> str:
+    return f"{_protocol(like)}://{path.split('://', 1)[-1]}" if "://" in like else fs.unstrip_protocol(path)
+
+
+def join(base: str, *parts: str) -> str:
+    if is_local(base):
+        return os.path.join(base, *parts)
+    return posixpath.join(base, *parts)
+
+
+def parent(url: str) -> str:
+    if is_local(url):
+        return os.path.dirname(url)
+    protocol, path = url.split("://", 1)
+    return f"{protocol}://{posixpath.dirname(path)}"
+
+
+def name(url: str) -> str:
+    return posixpath.basename(url.rstrip("/"))
+
+
+def relative(url: str, base: str) -> str:
+    """``url`` relative to the folder ``base`` (both local, or both on one remote filesystem)."""
+    if is_local(url):
+        return os.path.relpath(_local(url), _local(base))
+    return posixpath.relpath(url.split("://", 1)[1], base.split("://", 1)[1])
+
+
+def common_parent(urls: list[str]) -> str:
+    """The deepest folder that holds every one of ``urls``."""
+    if len(urls) == 1:
+        return parent(urls[0])
+    if is_local(urls[0]):
+        return os.path.commonpath([os.path.dirname(_local(u)) for u in urls])
+    protocol = _protocol(urls[0])
+    return f"{protocol}://" + posixpath.commonpath([posixpath.dirname(u.split('://', 1)[1]) for u in urls])
+
+
+def exists(url: str) -> bool:
+    if is_local(url):
+        return os.path.exists(_local(url))
+    fs, path = filesystem(url)
+    return fs.exists(path)
+
+
+def isfile(url: str) -> bool:
+    if is_local(url):
+        return os.path.isfile(_local(url))
+    fs, path = filesystem(url)
+    return fs.isfile(path)
+
+
+def size(url: str) -> int:
+    if is_local(url):
+        return os.path.getsize(_local(url))
+    fs, path = filesystem(url)
+    return int(fs.size(path))
+
+
+def listdir(url: str) -> list[str]:
+    """The names in folder ``url`` (empty when it does not exist)."""
+    if is_local(url):
+        try:
+            return sorted(os.listdir(_local(url)))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+    fs, path = filesystem(url)
+    try:
+        return sorted(posixpath.basename(entry.rstrip("/")) for entry in fs.ls(path, detail=False, refresh=True))
+    except FileNotFoundError:
+        return []
+
+
+def makedirs(url: str) -> None:
+    """Create folder ``url`` and its parents (object stores have no folders: nothing to do there)."""
+    if is_local(url):
+        if url:
+            os.makedirs(_local(url), exist_ok=True)
+        return
+    fs, path = filesystem(url)
+    fs.makedirs(path, exist_ok=True)
+
+
+def remove(url: str) -> None:
+    """Delete a file; a file that is already gone is no error."""
+    try:
+        if is_local(url):
+            os.remove(_local(url))
+        else:
+            fs, path = filesystem(url)
+            fs.rm_file(path)
+    except FileNotFoundError:
+        pass
+
+
+def remove_tree(url: str) -> None:
+    """Delete a folder and everything under it; a folder that is already gone is no error."""
+    if is_local(url):
+        import shutil
+
+        shutil.rmtree(_local(url), ignore_errors=True)
+        return
+    fs, path = filesystem(url)
+    try:
+        fs.rm(path, recursive=True)
+    except FileNotFoundError:
+        pass
+
+
+def open_input(url: str) -> BinaryIO:
+    """A binary reader of the raw (still compressed) bytes of ``url``."""
+    if is_local(url):
+        return open(_local(url), "rb")
+    fs, path = filesystem(url)
+    return fs.open(path, "rb", block_size=READ_BLOCK_BYTES)
+
+
+def read_bytes(url: str) -> bytes:
+    """The raw bytes of a small file (a config, a manifest, a ledger record)."""
+    with open_input(url) as handle:
+        return handle.read()
+
+
+def local_path(url: str) -> str | None:
+    """The local file behind ``url``, for libraries that need one (memmaps); ``None`` for a remote URL."""
+    return _local(url) if is_local(url) else None
+
+
+def glob(pattern: str) -> list[str]:
+    """The files that ``pattern`` matches, sorted (``**`` is recursive)."""
+    if is_local(pattern):
+        local = os.path.expanduser(_local(pattern))
+        matches = (m for m in _glob.glob(local, recursive=True) if os.path.isfile(m))
+        prefix = "file://" if pattern.startswith("file://") else ""
+        return sorted(prefix + m for m in matches)
+    fs, path = filesystem(pattern)
+    if not _glob.has_magic(path):
+        return [pattern] if fs.isfile(path) else []
+    return sorted(_remote_url(fs, match, pattern) for match in fs.glob(path) if fs.isfile(match))
+
+
+def expand_globs(patterns: list[str], *, config_path: str, warn: Callable[[str], None] | None = None) -> list[str]:
+    """Expand document globs in order (each pattern sorted, ``**`` recursive), files only.
+
+    A file matched by two patterns is read once (upstream mixes it twice). A pattern that
+    matches nothing is a warning; all patterns matching nothing is an error.
+    """
+    if not patterns:
+        raise ConfigError("no document paths given", path=config_path, hint="list at least one glob of document files")
+    files = list(dict.fromkeys(match for pattern in patterns for match in _warned_glob(pattern, config_path, warn)))
+    if not files:
+        raise ConfigError(
+            f"no files match {patterns!r}",
+            path=config_path,
+            hint="check the glob, relative to the current directory " + os.getcwd(),
+        )
+    return files
+
+
+def _warned_glob(pattern: str, config_path: str, warn: Callable[[str], None] | None) -> list[str]:
+    matches = glob(pattern)
+    if not matches and warn is not None:
+        warn(f"{config_path}: no file matches {pattern!r}")
+    return matches

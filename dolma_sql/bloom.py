@@ -53,6 +53,7 @@ import numpy as np
 import psutil
 import xxhash
 
+from dolma_sql.text import fmix64
 from dolma_sql.errors import ConfigError, InputError
 
 MAGIC = b"DSQLBLM\x00"
@@ -94,17 +95,6 @@ def _splitmix64_array(state: np.ndarray) -> np.ndarray:
 PATTERN_TABLE = np.stack([np.zeros(1 << 16, dtype=np.uint64)] + [_patterns(bits) for bits in range(1, MAX_HASHES // BLOCK_WORDS + 1)])
 """``PATTERN_TABLE[c, v]``: the bits a key whose 16-bit hash field is ``v`` sets in a word that gets ``c`` of its
 ``k`` bits (fixed forever: part of the format). Looking patterns up costs 8 gathers per key, whatever ``k``."""
-
-
-def fmix64(values: np.ndarray) -> np.ndarray:
-    """MurmurHash3's 64-bit finalizer: a bijective mix so every output bit depends on every input bit."""
-    x = values.astype(np.uint64, copy=True)
-    x ^= x >> np.uint64(33)
-    x *= np.uint64(0xFF51AFD7ED558CCD)
-    x ^= x >> np.uint64(33)
-    x *= np.uint64(0xC4CEB9FE1A85EC53)
-    x ^= x >> np.uint64(33)
-    return x
 
 
 @dataclass(frozen=True)

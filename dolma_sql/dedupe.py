@@ -39,7 +39,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import xxhash
 
-from dolma_sql.bloom import BloomFilter, fmix64, plan_size
+from dolma_sql.bloom import BloomFilter, plan_size
+from dolma_sql.text import WORD_PATTERN, count_words, fmix64  # noqa: F401  (count_words: used by tests)
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.runtime.local import LocalExecutor
 from dolma_sql.runtime.progress import console
@@ -119,33 +120,6 @@ class DeduperConfig(msgspec.Struct, forbid_unknown_fields=True):
 
 
 CODECS = {None: None, "": "", "none": "", "gz": "gz", "gzip": "gz", "zst": "zst", "zstd": "zst"}
-
-
-# ---------------------------------------------------------------------------------------------- tokens
-_EXTEND = r"[\p{M}\p{Cf}\p{Emoji_Modifier}]"
-_NOT_ALETTER = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Myanmar}\p{Khmer}\p{Tai_Tham}\p{Tai_Viet}\p{New_Tai_Lue}\p{Tai_Le}\p{Ideographic}\p{M}"
-_LETTER = rf"[\p{{Alphabetic}}--[{_NOT_ALETTER}]]{_EXTEND}*"
-_DIGIT = rf"\p{{Nd}}{_EXTEND}*"
-_KATAKANA = rf"\p{{Katakana}}{_EXTEND}*"
-_CONNECTOR = rf"\p{{Pc}}{_EXTEND}*"
-_MID_LETTER = r":\x{B7}\x{387}\x{55F}\x{5F4}\x{2027}\x{FE13}\x{FE55}\x{FF1A}"
-_MID_NUM_LETTER = r"\.'\x{2018}\x{2019}\x{2024}\x{FE52}\x{FF07}\x{FF0E}"
-_MID_NUM = r",;\x{37E}\x{589}\x{60C}\x{60D}\x{66C}\x{7F8}\x{2044}\x{FE10}\x{FE14}\x{FE50}\x{FE54}\x{FF0C}\x{FF1B}"
-WORD_PATTERN = (
-    rf"(?:{_LETTER}(?:[{_MID_LETTER}{_MID_NUM_LETTER}]{_LETTER})*|{_DIGIT}(?:[{_MID_NUM}{_MID_NUM_LETTER}]{_DIGIT})*|{_CONNECTOR})+"
-    rf"|(?:{_KATAKANA}|{_CONNECTOR})+"
-    rf"|\S(?:\x{{200D}}\p{{Extended_Pictographic}}|{_EXTEND})*"
-)
-"""Non-whitespace Unicode word segments (UAX #29, as Rust's ``split_word_bounds`` minus whitespace tokens),
-as one Rust-regex pattern so polars tokenizes a whole column at once. Letters and digits join across
-mid-letter / mid-number punctuation (``It's``, ``3.14``, ``1,000``, ``a.b``); ideographs, kana and
-Thai-like scripts are one token per character; combining marks stay with their base."""
-
-
-def count_words(strings: pa.Array) -> np.ndarray:
-    import polars as pl
-
-    return pl.from_arrow(strings).str.count_matches(WORD_PATTERN).to_numpy().astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------------------- fingerprints

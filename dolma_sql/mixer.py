@@ -38,9 +38,7 @@ from dolma_sql.formats.lines import BATCH_BYTES, LineBatch, decode_object, head_
 from dolma_sql.storage import output
 from dolma_sql.recipe import MixerConfig, StreamConfig, output_extension
 from dolma_sql.spans import SpanEdits, apply_spans, split_template
-
-# Rust's str::trim() strips Unicode White_Space; Python's str.strip() also strips \x1c-\x1f.
-UNICODE_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+from dolma_sql.text import UNICODE_WHITESPACE
 
 _decode = msgspec.json.Decoder().decode
 _decode_lines = msgspec.json.Decoder().decode_lines

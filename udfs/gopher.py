@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dolma_sql.tagging import Spans, TagBatch, tagger
+from dolma_sql.text import fmix64
 from dolma_sql.udfs.text import NON_WS, split_on
 
 REQUIRED_ENGLISH_WORDS = ["the", "be", "to", "of", "and", "that", "have", "with"]
@@ -39,17 +40,7 @@ TYPES = (
     *SCALAR_TYPES,
 )
 
-_M1, _M2, _GOLDEN = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53), np.uint64(0x9E3779B97F4A7C15)
-
-
-def _mix(values: np.ndarray) -> np.ndarray:
-    """murmur3's 64-bit finaliser: spreads every input bit over the output."""
-    with np.errstate(over="ignore"):
-        values = values ^ (values >> np.uint64(33))
-        values = values * _M1
-        values = values ^ (values >> np.uint64(33))
-        values = values * _M2
-        return values ^ (values >> np.uint64(33))
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def _duplicated(keys: np.ndarray, rows: np.ndarray, chunk: int = 1 << 15) -> np.ndarray:
@@ -94,11 +85,11 @@ def _ngram_statistics(words: _Words, n_rows: int) -> dict[str, tuple[np.ndarray,
     cumulative = np.concatenate([[0], np.cumsum(words.lengths)]).astype(np.int64)
     twice = np.concatenate([[0], np.cumsum(cumulative)]).astype(np.int64)
     row_end = words.row_start + words.counts
-    row_salt = _mix(words.rows.astype(np.uint64) + _GOLDEN)
+    row_salt = fmix64(words.rows.astype(np.uint64) + _GOLDEN)
     denominator = np.maximum(words.chars, 1).astype(np.float64)
     # bigrams: every position, contiguous arrays
     with np.errstate(over="ignore"):
-        hashes = _mix(words.hashes[:-1] * _GOLDEN + words.hashes[1:]) if total > 1 else np.zeros(0, dtype=np.uint64)
+        hashes = fmix64(words.hashes[:-1] * _GOLDEN + words.hashes[1:]) if total > 1 else np.zeros(0, dtype=np.uint64)
     candidates = np.flatnonzero(np.arange(len(hashes)) + 2 <= words.row_end[: len(hashes)])
     keys = hashes[candidates] ^ row_salt[candidates]
     hashes = np.concatenate([hashes, np.zeros(1, dtype=np.uint64)])
@@ -109,7 +100,7 @@ def _ngram_statistics(words: _Words, n_rows: int) -> dict[str, tuple[np.ndarray,
             candidates = candidates[repeated_mask[candidates + 1]]
             candidates = candidates[candidates + n <= words.row_end[candidates]]
             with np.errstate(over="ignore"):
-                hashes[candidates] = _mix(hashes[candidates] * _GOLDEN + words.hashes[candidates + n - 1])
+                hashes[candidates] = fmix64(hashes[candidates] * _GOLDEN + words.hashes[candidates + n - 1])
             keys = hashes[candidates] ^ row_salt[candidates]
         duplicated = _duplicated(keys, words.rows[candidates])
         repeated, repeated_keys = candidates[duplicated], keys[duplicated]

@@ -39,10 +39,10 @@ class OutputFile(io.RawIOBase):
     the disk (full, read-only, no permission) are an :class:`OutputError` naming the output.
     """
 
-    def __init__(self, url: str, codec: str | None = None, *, staging: str | None = None) -> None:
+    def __init__(self, url: str, codec: str | None = None, *, staging: str | None = None, rename: bool = True) -> None:
         super().__init__()
         self.url = url
-        self._staged = staged(url, staging=staging)
+        self._staged = staged(url, staging=staging, rename=rename)
         with _disk_errors(url):
             self.temp_path = self._staged.__enter__()
             self._raw = open(self.temp_path, "wb")
@@ -92,20 +92,22 @@ class OutputFile(io.RawIOBase):
             self.abort()
 
 
-def output(url: str, codec: str | None = None, *, staging: str | None = None) -> OutputFile:
-    """Open ``url`` for writing under the commit protocol (see :class:`OutputFile`)."""
-    return OutputFile(url, codec, staging=staging)
+def output(url: str, codec: str | None = None, *, staging: str | None = None, rename: bool = True) -> OutputFile:
+    """Open ``url`` for writing under the commit protocol (see :class:`OutputFile` and :func:`staged`)."""
+    return OutputFile(url, codec, staging=staging, rename=rename)
 
 
 @contextlib.contextmanager
-def staged(url: str, *, staging: str | None = None) -> Iterator[str]:
+def staged(url: str, *, staging: str | None = None, rename: bool = True) -> Iterator[str]:
     """A local temp path to write ``url``'s content to; committed to ``url`` when the block ends normally.
 
     For libraries that write a file themselves (Parquet, NumPy). On an exception the temp file is
-    removed and nothing appears at ``url``.
+    removed and nothing appears at ``url``. ``rename=False`` is for a local folder that cannot
+    rename files (dolma's ``is_s3_volume``: a mountpoint-s3 volume, which shows a file once it is
+    written whole): the file is written in the staging folder and copied to ``url`` in one pass.
     """
     local = urls.local_path(url)
-    if local is not None:
+    if local is not None and rename:
         with _disk_errors(url):
             urls.makedirs(os.path.dirname(local))
         temp = temp_name(local)
@@ -117,10 +119,13 @@ def staged(url: str, *, staging: str | None = None) -> Iterator[str]:
     try:
         yield temp
         with _disk_errors(url):
-            if local is not None:
+            if local is None:
+                _upload(temp, url)
+            elif rename:
                 os.replace(temp, local)
             else:
-                _upload(temp, url)
+                urls.makedirs(os.path.dirname(local))
+                shutil.copyfile(temp, local)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.remove(temp)

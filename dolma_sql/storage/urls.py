@@ -52,8 +52,13 @@ def filesystem(url: str) -> tuple[Any, str]:
     return fs, fs._strip_protocol(url)
 
 
-def _remote_url(fs: Any, path: str, like: str) -> str:
-    return f"{_protocol(like)}://{path.split('://', 1)[-1]}" if "://" in like else fs.unstrip_protocol(path)
+def _remote_url(path: str, like: str) -> str:
+    """A path that a filesystem listed, as a URL in the form the user wrote ``like`` in."""
+    return f"{_protocol(like)}://{path.split('://', 1)[-1].lstrip('/')}"
+
+
+def _remote_path(url: str) -> str:
+    return filesystem(url)[1].lstrip("/")
 
 
 def join(base: str, *parts: str) -> str:
@@ -77,7 +82,7 @@ def relative(url: str, base: str) -> str:
     """``url`` relative to the folder ``base`` (both local, or both on one remote filesystem)."""
     if is_local(url):
         return os.path.relpath(_local(url), _local(base))
-    return posixpath.relpath(url.split("://", 1)[1], base.split("://", 1)[1])
+    return posixpath.relpath(_remote_path(url), _remote_path(base))
 
 
 def common_parent(urls: list[str]) -> str:
@@ -86,8 +91,7 @@ def common_parent(urls: list[str]) -> str:
         return parent(urls[0])
     if is_local(urls[0]):
         return os.path.commonpath([os.path.dirname(_local(u)) for u in urls])
-    protocol = _protocol(urls[0])
-    return f"{protocol}://" + posixpath.commonpath([posixpath.dirname(u.split('://', 1)[1]) for u in urls])
+    return _remote_url(posixpath.commonpath([posixpath.dirname(_remote_path(u)) for u in urls]), urls[0])
 
 
 def exists(url: str) -> bool:
@@ -190,7 +194,7 @@ def glob(pattern: str) -> list[str]:
     fs, path = filesystem(pattern)
     if not _glob.has_magic(path):
         return [pattern] if fs.isfile(path) else []
-    return sorted(_remote_url(fs, match, pattern) for match in fs.glob(path) if fs.isfile(match))
+    return sorted(_remote_url(match, pattern) for match in fs.glob(path) if fs.isfile(match))
 
 
 def expand_globs(patterns: list[str], *, config_path: str, warn: Callable[[str], None] | None = None) -> list[str]:

@@ -1,21 +1,40 @@
-"""Units of work for the executor tests: top-level functions, so spawned workers can import them."""
+"""Units of work for the runtime tests: top-level functions, so spawned workers can import them."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
 import sys
+from dataclasses import dataclass
 
+from dolma_sql import storage
 from dolma_sql.errors import InputError
+from dolma_sql.runtime import progress
 
 
 def square(unit: int) -> dict[str, float]:
     if unit < 0:
         raise InputError(f"unit {unit} is negative", path=f"unit-{unit}")
+    progress.advance(bytes_read=unit)
     return {
         "units": 1,
         "sum_of_squares": unit * unit,
-        "pid_is_worker": float(os.environ.get("EXECUTOR_TEST_MARK") == "worker"),
+        "preloaded_allocator": float("libc.so" in os.environ.get("LD_PRELOAD", "")),
+        "polars_threads_set": float("POLARS_MAX_THREADS" in os.environ),
         "in_worker": float(multiprocessing.parent_process() is not None),
         "preloaded": float("executor_preload_mark" in sys.modules),
     }
+
+
+@dataclass(frozen=True)
+class WriteUnit:
+    """Writes ``text`` to ``key``: a unit with an output, for the ledger tests."""
+
+    key: str
+    text: str
+    size: int = 1
+
+
+def write_unit(unit: WriteUnit) -> dict[str, float]:
+    storage.write_bytes(unit.key, unit.text.encode())
+    return {"documents": 1, "written": 1}

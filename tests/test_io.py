@@ -66,7 +66,7 @@ def test_damaged_gzip_is_an_error_naming_the_file(tmp_path, damage):
     data = data[: len(data) // 2] if damage == "truncated" else data[:20] + bytes(b ^ 0x5A for b in data[20:60]) + data[60:]
     path = tmp_path / "part.jsonl.gz"
     path.write_bytes(data)
-    for read in (lambda: list(iter_line_batches(str(path))), lambda: read_bytes(str(path))):
+    for read in (lambda: list(iter_line_batches(str(path))), lambda: read_decompressed(str(path))):
         with pytest.raises(InputError, match="cannot decompress") as error:
             read()
         assert error.value.path == str(path)

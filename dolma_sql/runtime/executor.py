@@ -25,7 +25,8 @@ class Executor(ABC):
     def map_unordered(self, fn: Callable[[U], Counters], units: Sequence[U]) -> Iterator[tuple[U, Counters | DolmaSqlError]]: ...
 
     def prepare(self, module: str) -> None:
-        """Say that units will run functions of ``module``, so that workers may import it ahead of them."""
+        """Say that units will run functions of ``module``, so that workers may import it ahead of them
+        (before the executor is entered, which is when a pool starts its workers)."""
 
     def __enter__(self) -> Executor:
         return self

@@ -54,7 +54,7 @@ class LocalExecutor(Executor):
         if self.workers:
             self._pool = self._new_pool(self.workers)
             for _ in range(self.workers):  # each task that finds no idle worker spawns one
-                self._pool.submit(_no_op)
+                self._submit(self._pool, _no_op)
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -63,14 +63,16 @@ class LocalExecutor(Executor):
             self._pool = None
 
     def _new_pool(self, workers: int) -> ProcessPoolExecutor:
-        """Workers spawn as tasks are submitted, with the environment of that moment; each imports the preloads first."""
+        """Workers spawn as tasks are submitted (see :meth:`_submit`); each imports the preloads first."""
         context = multiprocessing.get_context("spawn")
         if self._reports is None:
             self._reports = context.SimpleQueue()
+        return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_started, initargs=(tuple(self.preload), self._reports))
+
+    def _submit(self, pool: ProcessPoolExecutor, fn: Callable, *args: Any) -> Future:
+        """Submit a task with the workers' environment set, since a submission may spawn a worker, which inherits it."""
         with _environment(self.env):
-            return ProcessPoolExecutor(
-                max_workers=workers, mp_context=context, initializer=_worker_started, initargs=(tuple(self.preload), self._reports)
-            )
+            return pool.submit(fn, *args)
 
     def map_unordered(self, fn, units):
         if not units:
@@ -93,7 +95,7 @@ class LocalExecutor(Executor):
         while queue or pending:
             while len(queue) > keep and len(pending) < self.workers * 2:
                 unit = queue.pop()
-                pending[pool.submit(_run_unit, fn, unit)] = unit
+                pending[self._submit(pool, _run_unit, fn, unit)] = unit
             if self.caller_works and queue:
                 unit = queue.pop()
                 yield unit, _run_unit(fn, unit)
@@ -104,6 +106,7 @@ class LocalExecutor(Executor):
             for future in done:
                 unit = pending.pop(future)
                 yield unit, future.result()
+        self._relay_progress()
 
     def _relay_progress(self) -> None:
         while self._reports is not None and not self._reports.empty():
@@ -111,8 +114,11 @@ class LocalExecutor(Executor):
 
 
 def _run_unit(fn: Callable[[U], Counters], unit: U) -> Counters | DolmaSqlError:
-    with cyclic_gc_paused():
-        return run_catching_user_errors(fn, unit)
+    try:
+        with cyclic_gc_paused():
+            return run_catching_user_errors(fn, unit)
+    finally:
+        progress.flush()
 
 
 def _worker_started(preload: tuple[str, ...], reports: Any) -> None:

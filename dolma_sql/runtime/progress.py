@@ -27,17 +27,22 @@ _last_report = 0.0
 
 def advance(*, bytes_read: int = 0, documents: int = 0) -> None:
     """Count what was just read toward the run's progress (a no-op outside a run)."""
-    global _last_report
     if _display is not None:
         _display.advance(bytes_read, documents)
     elif _sink is not None:
         _pending["bytes_read"] += bytes_read
         _pending["documents"] += documents
-        now = time.monotonic()
-        if now - _last_report >= REPORT_SECONDS:
-            _last_report = now
-            _sink(dict(_pending))
-            _pending.update(bytes_read=0, documents=0)
+        if time.monotonic() - _last_report >= REPORT_SECONDS:
+            flush()
+
+
+def flush() -> None:
+    """Send what this worker has counted but not yet reported (at the end of each unit)."""
+    global _last_report
+    if _sink is not None and any(_pending.values()):
+        _last_report = time.monotonic()
+        _sink(dict(_pending))
+        _pending.update(bytes_read=0, documents=0)
 
 
 def report_to(sink: Callable[[dict], None]) -> None:
@@ -74,6 +79,11 @@ class RunProgress:
         self._streamed_bytes += bytes_read
         self._streamed_documents += documents
         self._refresh()
+
+    @property
+    def streamed_bytes(self) -> int:
+        """Bytes that readers reported while units ran (wherever they ran)."""
+        return self._streamed_bytes
 
     def unit_done(self, size: int, counters: dict[str, float] | None) -> None:
         """A unit finished (``counters`` is None when it failed): all of its bytes, and its documents, count."""

@@ -50,3 +50,33 @@ def conformance(tmp_path: Path) -> Path:
     target = tmp_path / "conformance"
     shutil.copytree(CONFORMANCE, target)
     return target
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """A SeaweedFS S3 gateway on loopback for the whole session; the AWS variables point every client at it."""
+    from services import start_s3_server
+
+    server = start_s3_server(tmp_path_factory.mktemp("seaweedfs"))
+    saved = {key: os.environ.get(key) for key in server.environment}
+    os.environ.update(server.environment)
+    yield server
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def ray_cluster(tmp_path_factory, s3_server):
+    """A Ray head node with 2 CPUs on loopback; its workers see the S3 server and can import the tests' helpers."""
+    from services import RAY_ENVIRONMENT, start_ray_head
+
+    os.environ.update(RAY_ENVIRONMENT)
+    folder = Path("/tmp") / f"ray-{os.getpid()}"  # short: Ray's socket paths must fit in 107 bytes
+    cluster = start_ray_head(folder, cpus=2, python_path=[str(REPO / "tests")])
+    yield cluster
+    cluster.stop()
+    shutil.rmtree(folder, ignore_errors=True)

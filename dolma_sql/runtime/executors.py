@@ -5,16 +5,20 @@ from __future__ import annotations
 from dolma_sql.errors import ConfigError
 from dolma_sql.runtime.executor import Executor, SerialExecutor
 
-KINDS = ("local", "serial")
+KINDS = ("local", "serial", "ray")
 
 
 def build_executor(kind: str = "local", *, processes: int = 1, allocator: str = "auto", address: str | None = None) -> Executor:
-    """The executor a command runs its units on: ``local`` (a process pool on this machine) or
-    ``serial`` (the calling process alone, for debugging)."""
+    """The executor a command runs its units on: ``local`` (a process pool on this machine), ``serial``
+    (the calling process alone, for debugging) or ``ray`` (tasks on the Ray cluster at ``address``)."""
     if kind == "local":
         from dolma_sql.runtime.local import LocalExecutor
 
         return LocalExecutor(processes, allocator=allocator)
     if kind == "serial":
         return SerialExecutor()
+    if kind == "ray":
+        from dolma_sql.runtime.ray import RayExecutor
+
+        return RayExecutor(address)
     raise ConfigError(f"unknown executor {kind!r}", path="executor.kind", hint=f"use one of {', '.join(KINDS)}")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from dolma_sql import storage
 from dolma_sql.errors import ConfigError
 
+
 def swap_segment(path: str, segment: str, replacement: str, *, first_only: bool = False) -> str | None:
     """Replace the path component ``segment`` (e.g. ``documents``) with ``replacement``.
 
@@ -39,10 +40,11 @@ def attribute_path(document_path: str, attribute_name: str, *, document_dir: str
 
 @dataclass(frozen=True)
 class ShardPlan:
-    """One output file of a stream and the input files whose documents it holds, in order."""
+    """One output file of a stream, the input files whose documents it holds (in order), and their size in bytes."""
 
     output: str
     inputs: tuple[str, ...]
+    size: int
 
 
 def plan_shards(files: list[str], *, output_dir: str, stream: str, max_size_in_bytes: int, extension: str) -> list[ShardPlan]:
@@ -54,16 +56,29 @@ def plan_shards(files: list[str], *, output_dir: str, stream: str, max_size_in_b
     (dolma names its last shard ``.json<ext>``).
     """
     groups: list[list[str]] = []
-    size = 0
+    sizes: list[int] = []
     for path in files:
         file_size = storage.size(path)
-        if groups and groups[-1] and size + file_size <= max_size_in_bytes:
+        if groups and sizes[-1] + file_size <= max_size_in_bytes:
             groups[-1].append(path)
-            size += file_size
+            sizes[-1] += file_size
         else:
             groups.append([path])
-            size = file_size
+            sizes.append(file_size)
     return [
-        ShardPlan(storage.join(output_dir, f"{stream}-{index:04d}.jsonl{extension}"), tuple(group))
-        for index, group in enumerate(groups)
+        ShardPlan(storage.join(output_dir, f"{stream}-{index:04d}.jsonl{extension}"), tuple(group), size)
+        for index, (group, size) in enumerate(zip(groups, sizes))
     ]
+
+
+def plan_unshuffled(files: list[str], *, output_dir: str, document_dir: str = "documents") -> list[ShardPlan]:
+    """dolma's ``shuffle: false``: one output per input, at ``<output_dir>/documents/<path after documents/>``
+    (the whole path, without its protocol, when it has no ``documents/`` component)."""
+    return [ShardPlan(storage.join(output_dir, "documents", *_tail(path, document_dir)), (path,), storage.size(path)) for path in files]
+
+
+def _tail(path: str, document_dir: str) -> list[str]:
+    parts = path.split("/")
+    if document_dir in parts[:-1]:
+        return parts[len(parts) - parts[::-1].index(document_dir) :]
+    return [path.split("://", 1)[-1].lstrip("/")]

@@ -9,13 +9,18 @@ import sys
 import pytest
 
 from mixhelpers import read_outputs
+from dolma_sql import mix
 from dolma_sql.config import load_config
-from dolma_sql.impact import impact_report
-from dolma_sql.recipe import MixerConfig, validate
+from dolma_sql.config.mix import MixerConfig
+from dolma_sql.runtime import SerialExecutor
 
 
 def load(path) -> MixerConfig:
-    return validate(load_config(MixerConfig, config_file=str(path), flags=[]))
+    return load_config(MixerConfig, config_file=str(path), flags=[])
+
+
+def impact_report(config: MixerConfig) -> dict:
+    return mix.dry_run(config, executor=SerialExecutor(), quiet=True)
 
 
 @pytest.mark.parametrize("config", ["mixer.json", "email-spans.json", "filter-by-spans.json", "paragraph-spans.json"])
@@ -66,8 +71,6 @@ def _write_jsonl_gz(path, rows) -> None:
 
 def test_dry_run_counts_spans_and_min_text_length_like_a_real_mix(tmp_path):
     """Lengths come from the query and edited texts alone: they must match what mix writes, byte for byte."""
-    from dolma_sql import mixer
-
     texts = [
         "   short \u3000\u3000",  # below the minimum only once stripped
         "kept: a long enough text \u00e9\u00e9",
@@ -105,7 +108,7 @@ def test_dry_run_counts_spans_and_min_text_length_like_a_real_mix(tmp_path):
     config_path.write_text(json.dumps(recipe))
     stream = impact_report(load(config_path))["streams"][0]
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir()), "a dry run writes nothing"
-    totals = mixer.mix(load(config_path), quiet=True).totals
+    totals = mix.run(load(config_path), executor=SerialExecutor(), quiet=True).totals
     written = read_outputs(str(tmp_path / "out"))
     assert stream["kept"]["documents"] == len(written) == totals["documents_kept"]
     assert stream["kept"]["text_bytes"] == sum(len(doc["text"].encode()) for doc in written)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from dolma_sql.errors import InputError
 from dolma_sql.formats.lines import iter_line_batches, json_string_literals, open_reader, read_decompressed
-from dolma_sql.mixer import _LineCursor
+from dolma_sql.mix.shard import LineCursor
 
 LINES = st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=40), max_size=30)
 COMPRESSORS = {"jsonl": lambda data: data, "jsonl.gz": gzip.compress, "jsonl.zst": zstandard.ZstdCompressor().compress}
@@ -76,7 +76,7 @@ def test_damaged_gzip_is_an_error_naming_the_file(tmp_path, damage):
 @given(count=st.integers(0, 40), batch_bytes=st.integers(1, 40), takes=st.lists(st.integers(0, 15), max_size=12))
 def test_cursor_hands_out_exact_line_runs(tmp_path, count, batch_bytes, takes):
     lines = [f'{{"id": "{i}"}}' for i in range(count)]
-    cursor = _LineCursor(write(tmp_path, "".join(line + "\n" for line in lines), "jsonl.gz"), batch_bytes=batch_bytes)
+    cursor = LineCursor(write(tmp_path, "".join(line + "\n" for line in lines), "jsonl.gz"), batch_bytes=batch_bytes)
     position = 0
     for n in takes:
         taken = cursor.take(n).to_pylist()

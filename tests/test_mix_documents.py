@@ -11,7 +11,7 @@ import pyarrow as pa
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from dolma_sql import mixer
+from dolma_sql.mix import documents as codec
 from dolma_sql.formats.lines import line_bytes
 
 # characters whose escaping differs between encoders, or that trimming and byte lengths treat apart
@@ -47,13 +47,13 @@ def lines_of(documents: list[dict], styles: list[str]) -> pa.LargeStringArray:
 @given(st.lists(st.tuples(DOCUMENT, st.sampled_from(["msgspec", "utf-8", "ascii", "slashes"])), min_size=1, max_size=6))
 def test_documents_read_with_their_literals_are_written_as_if_decoded(rows):
     lines = lines_of([d for d, _ in rows], [s for _, s in rows])
-    fast = mixer._decode_documents(lines)
-    plain = mixer._decode_lines(line_bytes(lines))
-    assert mixer._encode_lines(fast) == mixer._encode_lines(plain)
+    fast = codec.decode_documents(lines)
+    plain = codec.decode_lines(line_bytes(lines))
+    assert codec.encode_lines(fast) == codec.encode_lines(plain)
     texts = [document["text"] for document in fast]
-    assert mixer._texts_array(texts).to_pylist() == [document["text"] for document in plain]
+    assert codec.texts_array(texts).to_pylist() == [document["text"] for document in plain]
     for min_length in (1, 2, 3, 8, 40):
-        assert [mixer._text_shorter_than(t, min_length) for t in texts] == [mixer._shorter_than(d["text"], min_length) for d in plain]
+        assert [codec.text_shorter_than(t, min_length) for t in texts] == [codec.shorter_than(d["text"], min_length) for d in plain]
 
 
 @settings(max_examples=2000, deadline=None)
@@ -64,17 +64,17 @@ def test_documents_read_with_their_literals_are_written_as_if_decoded(rows):
 @given(st.text(alphabet="a \n\\\"é\u3000\x85", max_size=10) | TEXT, st.integers(0, 12))
 def test_a_literal_is_shorter_than_a_length_exactly_when_its_text_is(text, min_length):
     literal = msgspec.json.encode(text)
-    assume(b"\\u" not in literal)  # as in every literal _decode_documents keeps
-    assert mixer._text_shorter_than(msgspec.Raw(literal), min_length) == mixer._shorter_than(text, min_length)
+    assume(b"\\u" not in literal)  # as in every literal decode_documents keeps
+    assert codec.text_shorter_than(msgspec.Raw(literal), min_length) == codec.shorter_than(text, min_length)
 
 
 def test_standard_documents_keep_their_literals_and_others_are_decoded():
     standard = {"id": "1", "text": "a/b\n", "source": "s", "added": "", "created": "", "metadata": {}}
-    kept = mixer._decode_documents(lines_of([standard, {**standard, "text": "x"}], ["msgspec", "msgspec"]))
+    kept = codec.decode_documents(lines_of([standard, {**standard, "text": "x"}], ["msgspec", "msgspec"]))
     assert [type(d["text"]) for d in kept] == [msgspec.Raw, msgspec.Raw]
-    escaped = mixer._decode_documents(lines_of([standard, {**standard, "text": "é"}], ["slashes", "ascii"]))
+    escaped = codec.decode_documents(lines_of([standard, {**standard, "text": "é"}], ["slashes", "ascii"]))
     assert [d["text"] for d in escaped] == ["a/b\n", "é"]  # the encoder writes these characters as themselves
-    other = mixer._decode_documents(lines_of([standard, {**standard, "extra": 1}], ["msgspec", "msgspec"]))
+    other = codec.decode_documents(lines_of([standard, {**standard, "extra": 1}], ["msgspec", "msgspec"]))
     assert [type(d["text"]) for d in other] == [str, str] and other[1]["extra"] == 1
-    no_string = mixer._decode_documents(lines_of([{**standard, "text": ["a"]}], ["msgspec"]))
+    no_string = codec.decode_documents(lines_of([{**standard, "text": ["a"]}], ["msgspec"]))
     assert no_string[0]["text"] == ["a"]

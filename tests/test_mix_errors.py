@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dolma_sql import mixer
+from dolma_sql import mix
 from dolma_sql.config import load_config
+from dolma_sql.config.mix import MixerConfig
 from dolma_sql.errors import CompileError, ConfigError, InputError
-from dolma_sql.recipe import MixerConfig, validate
+from dolma_sql.mix import shard, write
+from dolma_sql.runtime import SerialExecutor
 
 
 def write_lines(path: Path, lines: list[str | bytes]) -> None:
@@ -48,8 +50,8 @@ def recipe(root: Path, **stream) -> Path:
 
 
 def run(path: Path, **kwargs):
-    config = validate(load_config(MixerConfig, config_file=str(path), flags=[]))
-    return mixer.mix(config, quiet=True, **kwargs)
+    config = load_config(MixerConfig, config_file=str(path), flags=[])
+    return mix.run(config, executor=SerialExecutor(), quiet=True, **kwargs)
 
 
 DOCS = [{"id": str(i), "text": f"doc {i}", "source": "t"} for i in range(4)]
@@ -251,21 +253,21 @@ def test_interrupted_shard_leaves_no_final_file_and_rerun_completes(tmp_path, mo
     corpus(tmp_path, DOCS, {"a": ATTRS})
     path = recipe(tmp_path, **KEEP_HIGH)
     calls = {"n": 0}
-    original = mixer._mix_batch
+    original = write.mix_batch
 
     def crash(*args, **kwargs):
         calls["n"] += 1
         original(*args, **kwargs)
         raise InputError("simulated crash")
 
-    monkeypatch.setattr(mixer, "_mix_batch", crash)
+    monkeypatch.setattr(write, "mix_batch", crash)
     with pytest.raises(InputError, match="simulated"):
         run(path)
     assert not [p for p in os.listdir(tmp_path / "out") if not p.startswith(".")]
-    monkeypatch.setattr(mixer, "_mix_batch", original)
+    monkeypatch.setattr(write, "mix_batch", original)
     result = run(path)
     assert result.totals["documents_kept"] == 2
-    assert sorted(os.listdir(tmp_path / "out")) == ["s-0000.jsonl.gz"]
+    assert sorted(p for p in os.listdir(tmp_path / "out") if not p.startswith(".")) == ["s-0000.jsonl.gz"]
 
 
 def test_jq_runtime_error_names_rule_file_and_line(tmp_path):
@@ -305,8 +307,8 @@ MANY_RECIPE = {
 
 
 def tiny_batches(monkeypatch, batch_bytes: int = 48) -> None:
-    read = mixer.iter_line_batches
-    monkeypatch.setattr(mixer, "iter_line_batches", lambda path, *, codec=None, batch_bytes_=batch_bytes, **_: read(path, codec=codec, batch_bytes=batch_bytes_))
+    read = shard.iter_line_batches
+    monkeypatch.setattr(shard, "iter_line_batches", lambda path, *, codec=None, batch_bytes_=batch_bytes, **_: read(path, codec=codec, batch_bytes=batch_bytes_))
 
 
 def test_a_shard_in_many_batches_mixes_as_in_one(tmp_path, monkeypatch):
@@ -327,17 +329,17 @@ def test_the_stream_query_reads_no_further_ahead_than_the_batches_it_answers(tmp
     """Memory holds a batch or two of a shard, never the whole shard waiting for its answers."""
     corpus(tmp_path, MANY, {"a": MANY_ATTRS})
     tiny_batches(monkeypatch)
-    monkeypatch.setattr(mixer, "_RESULT_ROWS", 1)  # as a real batch is answered by about one result batch
-    monkeypatch.setattr(mixer, "_RESULT_BUFFER_BYTES", 1)  # as one real batch's answers fill the buffer
+    monkeypatch.setattr(shard, "RESULT_ROWS", 1)  # as a real batch is answered by about one result batch
+    monkeypatch.setattr(shard, "RESULT_BUFFER_BYTES", 1)  # as one real batch's answers fill the buffer
     events: list[str] = []
-    query_input, mix_batch = mixer._query_input, mixer._mix_batch
-    monkeypatch.setattr(mixer, "_query_input", lambda batch, lines: (batch and events.append("read"), query_input(batch, lines))[1])
-    monkeypatch.setattr(mixer, "_mix_batch", lambda *args: (events.append("mixed"), mix_batch(*args))[1])
-    mixer._connection.cache_clear()  # a connection with the buffer above
+    query_input, mix_batch = shard.query_input, write.mix_batch
+    monkeypatch.setattr(shard, "query_input", lambda batch, lines: (batch and events.append("read"), query_input(batch, lines))[1])
+    monkeypatch.setattr(write, "mix_batch", lambda *args: (events.append("mixed"), mix_batch(*args))[1])
+    shard.process_connection.cache_clear()  # a connection with the buffer above
     try:
         run(recipe(tmp_path, **MANY_RECIPE))
     finally:
-        mixer._connection.cache_clear()
+        shard.process_connection.cache_clear()
     in_flight = [events[: i + 1].count("read") - events[: i + 1].count("mixed") for i in range(len(events))]
     assert events.count("mixed") == events.count("read") > 20
     assert max(in_flight) <= 3, in_flight

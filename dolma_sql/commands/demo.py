@@ -19,9 +19,10 @@ def register(app: typer.Typer) -> None:
         folder: str = typer.Argument("dolma-sql-demo", help="Where to write the sample corpus and the mixed output."),
     ) -> None:
         """Write a small dolma-layout corpus with attributes to FOLDER and mix it with the bundled recipe."""
-        from dolma_sql import mixer
+        from dolma_sql import mix
+        from dolma_sql.commands import command_executor
         from dolma_sql.config import load_config
-        from dolma_sql.recipe import MixerConfig, validate
+        from dolma_sql.config.mix import MixerConfig
 
         folder = os.path.abspath(folder)
         sample = files("dolma_sql.recipes")
@@ -33,11 +34,12 @@ def register(app: typer.Typer) -> None:
             shutil.copyfile(recipe, recipe_path)
         shutil.rmtree(os.path.join(folder, "output"), ignore_errors=True)
 
-        config = validate(load_config(MixerConfig, config_file=recipe_path, flags=[]))
+        config = load_config(MixerConfig, config_file=recipe_path, flags=[])
         previous = os.getcwd()
         os.chdir(folder)
         try:
-            result = mixer.mix(config, quiet=True)
+            with command_executor(config) as executor:
+                result = mix.run(config, executor=executor, quiet=True)
         finally:
             os.chdir(previous)
 

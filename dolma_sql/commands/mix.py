@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import msgspec
 import typer
 from rich.console import Console
 
-from dolma_sql.commands import DOLMA_FLAGS, command_config
-from dolma_sql.runtime.local import LocalExecutor
-from dolma_sql.recipe import MixerConfig, validate
+from dolma_sql.commands import DOLMA_FLAGS, command_config, command_executor
+from dolma_sql.config.mix import MixerConfig
+from dolma_sql.runtime.progress import console
 
-console = Console(stderr=True)
+if TYPE_CHECKING:
+    from dolma_sql.mix import MixResult
 
 
 def register(app: typer.Typer) -> None:
@@ -27,46 +28,60 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Filter, clean and reshard documents with a dolma mixer recipe: dolma-sql mix RECIPE (or -c RECIPE mix)."""
-        config = validate(command_config(ctx, MixerConfig, positional_config=True))
+        config = command_config(ctx, MixerConfig, positional_config=True)
         if config.dryrun:
             typer.echo(msgspec.json.format(msgspec.json.encode(config)).decode())
             return
         if explain:
-            from rich.syntax import Syntax
-
-            from dolma_sql.mixer import compile_recipe
-
-            out = Console()
-            for plan in compile_recipe(config):
-                header = f"-- stream {plan.index}: {plan.stream.name}"
-                if out.is_terminal:
-                    out.print(header, highlight=False)
-                    out.print(Syntax(plan.sql, "sql"))
-                else:  # piped: plain text, never wrapped
-                    typer.echo(f"{header}\n{plan.sql};")
+            _explain(config)
             return
-        # workers started now import the mixer (DuckDB, Arrow, Polars: a third of a CPU second) while
-        # this process does too and compiles the recipe; the caller mixes shards as well, as mix() does
-        with LocalExecutor(config.processes, caller_works=True, preload="dolma_sql.mixer") as executor:
-            if dry_run:
-                from dolma_sql.impact import impact_report, print_report, write_report
+        from dolma_sql import mix
 
-                result = impact_report(config, allow_missing_attributes=allow_missing_attributes, warn=_warn, executor=executor)
-                print_report(result)
-                if report:
-                    write_report(result, report)
-                return
-            from dolma_sql import mixer
+        executor = command_executor(config)
+        # workers started on entry import the mixer (DuckDB, Arrow, Polars) while this process compiles the recipe
+        executor.prepare("dolma_sql.mix.impact" if dry_run else "dolma_sql.mix.write")
+        options = {"executor": executor, "allow_missing_attributes": allow_missing_attributes, "warn": _warn}
+        with executor:
+            outcome = mix.dry_run(config, **options) if dry_run else mix.run(config, **options)
+        if dry_run:
+            _print_report(outcome, report)
+        else:
+            _print_totals(config, outcome)
 
-            result = mixer.mix(config, allow_missing_attributes=allow_missing_attributes, warn=_warn, executor=executor)
-        totals = result.totals
-        console.print(
-            f"mixed {totals.get('documents', 0):,.0f} documents into {result.shards} shard(s): "
-            f"kept {totals.get('documents_kept', 0):,.0f}"
-            + (f", {totals.get('shards_skipped', 0):,.0f} shard(s) already done" if totals.get("shards_skipped") else "")
-        )
-        for stream in config.streams:
-            console.print(f"  {stream.name}: {stream.output.path}")
+
+def _print_report(result: dict, report: str | None) -> None:
+    from dolma_sql.mix.impact import print_report, write_report
+
+    print_report(result)
+    if report:
+        write_report(result, report)
+
+
+def _print_totals(config: MixerConfig, mixed: MixResult) -> None:
+    totals = mixed.totals
+    console.print(
+        f"mixed {totals.get('documents', 0):,.0f} documents into {mixed.shards} shard(s): "
+        f"kept {totals.get('documents_kept', 0):,.0f}"
+        + (f", {totals.get('units_skipped', 0):,.0f} shard(s) already done" if totals.get("units_skipped") else "")
+    )
+    for stream in config.streams:
+        console.print(f"  {stream.name}: {stream.output.path}")
+
+
+def _explain(config: MixerConfig) -> None:
+    """Print each stream's SQL: highlighted on a terminal, plain (never wrapped) when piped."""
+    from rich.syntax import Syntax
+
+    from dolma_sql.mix.plan import compile_recipe
+
+    out = Console()
+    for plan in compile_recipe(config):
+        header = f"-- stream {plan.index}: {plan.stream.name}"
+        if out.is_terminal:
+            out.print(header, highlight=False)
+            out.print(Syntax(plan.sql, "sql"))
+        else:
+            typer.echo(f"{header}\n{plan.sql};")
 
 
 def _warn(message: str) -> None:

@@ -16,9 +16,8 @@ from dolma_sql.compile.document import Document, Path
 from dolma_sql.compile.jq import JqCompiler
 from dolma_sql.compile.jsonpath import JsonPathCompiler
 from dolma_sql.compile.sqlpred import SqlPredicateCompiler
+from dolma_sql.config.mix import SYNTAXES
 from dolma_sql.errors import CompileError
-
-SYNTAXES = ("jsonpath", "jq", "sql")
 
 
 @dataclass(frozen=True)

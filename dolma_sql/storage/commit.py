@@ -15,6 +15,7 @@ import contextlib
 import errno
 import io
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -30,6 +31,22 @@ TEMP_SUFFIX = ".tmp"
 def temp_name(path: str) -> str:
     """A temp name beside ``path`` that no other writer (process or run) uses."""
     return f"{path}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}"
+
+
+def remove_temps(url: str) -> None:
+    """Remove the temp files that writers of ``url`` left beside it when they were killed before committing.
+
+    For a unit about to write ``url`` again (no other writer of ``url`` may be running). Only local
+    outputs have temp files beside them: remote ones are staged in a local folder.
+    """
+    local = urls.local_path(url)
+    if local is None:
+        return
+    folder, name = os.path.split(local)
+    left_behind = re.compile(re.escape(name) + r"\.\d+-[0-9a-f]{8}" + re.escape(TEMP_SUFFIX))
+    for entry in urls.listdir(folder or "."):
+        if left_behind.fullmatch(entry):
+            urls.remove(os.path.join(folder, entry))
 
 
 class OutputFile(io.RawIOBase):

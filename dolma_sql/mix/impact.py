@@ -1,31 +1,64 @@
-"""Recipe impact reports (``dolma-sql mix --dry-run``).
+"""Recipe impact reports (``dolma-sql mix --dry-run``): what each rule removes, from the mixer's own plan and reads.
 
-A dry run runs the mix's compiled query (with each rule's decision and every text's UTF-8 length
-added to it), its span checks and its span kernel, but decodes no document, merges no attribute
-and writes nothing: texts are decoded only where a span rule edits them, and every other length
-comes from the query, so the kept totals agree exactly with what ``mix`` writes. Per stream it
-reports what comes in, and for each rule what it removes *alone* (as if it were the only rule)
-and *marginally* (what it removes that no earlier rule already removed, in recipe order: the
-include stage, then excludes in order, then span replacements, then ``min_text_length``).
-Token counts are estimates: text bytes / 4, the usual ratio for English with BPE tokenizers.
+A dry run runs the mix's compiled query (measured: with each rule's decision and every text's UTF-8
+length), its span checks and its span kernel, but decodes no document, merges no attribute and
+writes nothing: texts are decoded only where a span rule edits them, and every other length comes
+from the query, so the kept totals agree exactly with what ``mix`` writes. Per stream it reports
+what comes in, and for each rule what it removes *alone* (as if it were the only rule) and
+*marginally* (what it removes that no earlier rule already removed, in recipe order: the include
+stage, then excludes in order, then span replacements, then ``min_text_length``). Token counts are
+estimates: text bytes / 4, the usual ratio for English with BPE tokenizers.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from rich.console import Console
 from rich.table import Table
 
-from dolma_sql.runtime import Counters, Executor
-from dolma_sql.recipe import MixerConfig
+from dolma_sql import storage
+from dolma_sql.config.mix import MixerConfig, StreamConfig
+from dolma_sql.formats.lines import LineBatch
+from dolma_sql.mix.documents import decode_texts, trimmed_utf8_lengths, utf8_lengths
+from dolma_sql.mix.edits import collect_edits
+from dolma_sql.mix.plan import ShardTask
+from dolma_sql.mix.shard import queried_batches
+from dolma_sql.runtime import Counters
 from dolma_sql.spans import SpanEdits, apply_spans
 
 BYTES_PER_TOKEN = 4
+
+
+def count_shard(task: ShardTask) -> Counters:
+    """Count what mixing one shard would remove, rule by rule (the unit function of a dry run)."""
+    counters: Counters = {"shards": 1}
+    for batch, _, result in queried_batches(task):
+        _count_batch(batch, result, task, counters)
+    return counters
+
+
+def _count_batch(batch: LineBatch, result: pa.Table, task: ShardTask, counters: Counters) -> None:
+    """Count what ``mix`` would keep of a batch, from the query's text lengths; only edited texts are decoded."""
+    counters["documents"] = counters.get("documents", 0) + len(batch)
+    report = StreamCounters(counters, task.plan.index)
+    report.count_filters(result)
+    kept_rows = np.flatnonzero(result.column("keep").to_numpy(zero_copy_only=False))
+    text_bytes = result.column("text_bytes").to_numpy().take(kept_rows)
+    min_length = task.plan.stream.output.min_text_length or 0
+    stripped = result.column("stripped_text_bytes").to_numpy().take(kept_rows) if min_length else None
+    edits_by_rule = collect_edits(result, kept_rows, batch, task) if len(kept_rows) else None
+    if edits_by_rule is not None:
+        edits, edited, rule_of_edit = edits_by_rule
+        texts = decode_texts(batch.lines.take(pa.array(kept_rows[edited])))
+        replaced = report.count_span_rules(texts, edits, rule_of_edit, len(task.plan.span_rules))
+        text_bytes[edited] = utf8_lengths(replaced)
+        if stripped is not None:
+            stripped[edited] = trimmed_utf8_lengths(replaced)
+    too_short = stripped < min_length if stripped is not None else np.zeros(len(kept_rows), dtype=bool)
+    report.count_kept(text_bytes, too_short)
 
 
 class StreamCounters:
@@ -69,17 +102,16 @@ class StreamCounters:
 
     def count_span_rules(self, texts: pa.Array, edits: SpanEdits, rule_of_edit: np.ndarray, rules: int) -> pa.Array:
         """Per span rule: documents changed and text bytes removed when the rule applies alone; returns the texts with every edit applied."""
-        before = pc.binary_length(texts.cast(pa.large_binary())).to_numpy()
+        before = utf8_lengths(texts)
         for rule in range(rules):
             mask = rule_of_edit == rule
             if not mask.any():
                 continue
-            after = pc.binary_length(apply_spans(texts, edits.subset(mask)).cast(pa.large_binary())).to_numpy()
+            after = utf8_lengths(apply_spans(texts, edits.subset(mask)))
             self.add(f"span_{rule}.documents", (after != before).sum())
             self.add(f"span_{rule}.text_bytes_removed", (before - after).sum())
         replaced = apply_spans(texts, edits)
-        after = pc.binary_length(replaced.cast(pa.large_binary())).to_numpy()
-        self.add("spans.text_bytes_removed", (before - after).sum())
+        self.add("spans.text_bytes_removed", (before - utf8_lengths(replaced)).sum())
         return replaced
 
     def count_kept(self, text_bytes: np.ndarray, too_short: np.ndarray) -> None:
@@ -90,17 +122,12 @@ class StreamCounters:
         self.add("kept.text_bytes", text_bytes[~too_short].sum())
 
 
-def impact_report(
-    config: MixerConfig, *, allow_missing_attributes: bool = False, warn: Callable[[str], None] = lambda m: None, executor: Executor | None = None
-) -> dict:
-    """Dry-run ``config`` and return the report as plain data (what ``--report`` writes as JSON)."""
-    from dolma_sql import mixer
-
-    totals = mixer.mix(config, allow_missing_attributes=allow_missing_attributes, warn=warn, dry_run=True, executor=executor).totals
+def build_report(config: MixerConfig, totals: Counters) -> dict:
+    """The report of a dry run as plain data (what ``--report`` writes as JSON), from its summed counters."""
     return {"streams": [_stream_report(index, stream, totals) for index, stream in enumerate(config.streams)]}
 
 
-def _stream_report(index: int, stream, totals: Counters) -> dict:
+def _stream_report(index: int, stream: StreamConfig, totals: Counters) -> dict:
     def get(key: str) -> int:
         return int(totals.get(f"s{index}.{key}", 0))
 
@@ -166,6 +193,6 @@ def print_report(report: dict, console: Console | None = None) -> None:
         console.print(table)
 
 
-def write_report(report: dict, path: str) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(report, handle, indent=2)
+def write_report(report: dict, url: str) -> None:
+    """Write the report as JSON to ``url`` (committed whole)."""
+    storage.write_bytes(url, json.dumps(report, indent=2).encode())

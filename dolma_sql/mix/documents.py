@@ -1,0 +1,142 @@
+"""The documents codec of the mixer: kept lines decoded to dicts, texts measured, documents encoded.
+
+A batch whose lines all have exactly dolma's standard fields keeps each text as the JSON literal it
+was read as (``msgspec.Raw``, which the encoder copies verbatim): decoding every text into a Python
+string only to turn it into UTF-8 again was most of the time of reading documents. Texts to edit
+are unescaped byte for byte into Arrow; ``min_text_length`` is decided from a literal's bytes
+where they leave no doubt.
+"""
+
+from __future__ import annotations
+
+import codecs
+from typing import Any
+
+import msgspec
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from dolma_sql.formats.lines import line_bytes, line_offsets
+from dolma_sql.text import UNICODE_WHITESPACE
+
+decode_json = msgspec.json.Decoder().decode
+decode_lines = msgspec.json.Decoder().decode_lines
+encode_lines = msgspec.json.Encoder(order="sorted").encode_lines
+"""Documents are written as compact JSON with keys sorted at every depth, as dolma does."""
+
+TEXTS = (str, msgspec.Raw)
+"""The types a decoded document's text may have (anything else is no string text)."""
+
+
+class _StandardDocument(msgspec.Struct, forbid_unknown_fields=True):
+    """A document with exactly dolma's standard fields; its text stays the JSON literal it was read as."""
+
+    added: Any
+    created: Any
+    id: Any
+    metadata: Any
+    source: Any
+    text: msgspec.Raw
+
+
+class _Text(msgspec.Struct):
+    text: str
+
+
+_decode_standard_lines = msgspec.json.Decoder(_StandardDocument).decode_lines
+_decode_text_lines = msgspec.json.Decoder(_Text).decode_lines
+
+_unescape = codecs.escape_decode
+_QUOTE, _BACKSLASH = ord('"'), ord("\\")
+_PLAIN = frozenset(range(0x21, 0x7F)) - {_BACKSLASH}
+"""Bytes that, as the first or last of a literal's text, are that text's first or last character and no whitespace."""
+_WHITESPACE = frozenset(UNICODE_WHITESPACE)
+
+
+def decode_documents(lines: pa.LargeStringArray) -> list[dict]:
+    """Document lines as dicts whose texts stay the JSON literals they were read as, wherever a literal is
+    the one the encoder would write.
+
+    Only a batch whose lines all have exactly dolma's standard fields is decoded this way (any other
+    into plain dicts). A text that is no string, and one whose line has a ``\\u`` or ``\\/`` escape (the
+    encoder writes the character itself), are decoded.
+    """
+    data = line_bytes(lines)
+    try:
+        standard = _decode_standard_lines(data)
+    except msgspec.ValidationError:
+        return decode_lines(data)
+    documents = list(map(msgspec.structs.asdict, standard))
+    for row in _rows_with_rewritten_escapes(lines).tolist():
+        documents[row]["text"] = decode_json(documents[row]["text"])
+    for document in documents:
+        text = document["text"]
+        if type(text) is msgspec.Raw and memoryview(text)[0] != _QUOTE:  # no string: reported by the caller
+            document["text"] = decode_json(text)
+    return documents
+
+
+def decode_texts(lines: pa.LargeStringArray) -> pa.LargeStringArray:
+    """Only the texts of document lines, as one Arrow array (what a dry run edits)."""
+    return pa.array([document.text for document in _decode_text_lines(line_bytes(lines))], pa.large_string())
+
+
+def _rows_with_rewritten_escapes(lines: pa.LargeStringArray) -> np.ndarray:
+    """The lines with a backslash before a ``u`` or a ``/`` (a ``\\u`` or ``\\/`` escape, or an escaped backslash):
+    one numpy pass, where searching each text took longer than decoding it (web text has a backslash escape every few lines)."""
+    offsets = line_offsets(lines)
+    data = np.frombuffer(line_bytes(lines), dtype=np.uint8)
+    backslashes = np.flatnonzero(data[:-1] == _BACKSLASH)
+    escaped = data[backslashes + 1]
+    rewritten = backslashes[(escaped == ord("u")) | (escaped == ord("/"))]
+    return np.unique(np.searchsorted(offsets[1:] - offsets[0], rewritten, side="right"))
+
+
+def texts_array(texts: list[str | msgspec.Raw]) -> pa.LargeStringArray:
+    """Texts as one Arrow array. A literal kept by :func:`decode_documents` has only the escapes
+    ``\\" \\\\ \\b \\f \\n \\r \\t``, which Python's byte-string escapes share, so it is unescaped byte for byte,
+    never through a Python string."""
+    pieces = [_unescape(memoryview(text)[1:-1])[0] if type(text) is msgspec.Raw else text.encode() for text in texts]
+    offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)), out=offsets[1:])
+    return pa.LargeStringArray.from_buffers(len(pieces), pa.py_buffer(offsets), pa.py_buffer(b"".join(pieces)))  # UTF-8: read as such
+
+
+def text_shorter_than(text: str | msgspec.Raw, min_length: int) -> bool:
+    """:func:`shorter_than` for a text or its JSON literal, which is decoded only when its ends or its length leave a doubt.
+
+    In a literal kept by :func:`decode_documents` every escape is two bytes for one, so its text has
+    at least half its bytes, and trimming removes nothing when both ends are plain characters.
+    """
+    if type(text) is msgspec.Raw:
+        literal = bytes(text)
+        if len(literal) > 3 and (len(literal) - 2) // 2 >= min_length and literal[1] in _PLAIN and literal[-2] in _PLAIN and literal[-3] != _BACKSLASH:
+            return False
+        text = decode_json(literal)
+    return shorter_than(text, min_length)
+
+
+def shorter_than(text: str, min_length: int) -> bool:
+    """Whether ``text`` trimmed of Unicode whitespace has fewer than ``min_length`` UTF-8 bytes (``min_text_length``'s measure).
+
+    Copies nothing for the usual text, whose ends are no whitespace and whose code points alone
+    reach ``min_length`` (a code point is at least one byte).
+    """
+    if not text or text[0] in _WHITESPACE or text[-1] in _WHITESPACE:
+        text = text.strip(UNICODE_WHITESPACE)
+    return len(text) < min_length and _utf8_length(text) < min_length
+
+
+def _utf8_length(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))  # isascii() reads a flag: no copy
+
+
+def trimmed_utf8_lengths(texts: pa.Array) -> np.ndarray:
+    """The UTF-8 length of each text trimmed of Unicode whitespace (``min_text_length``'s measure, for an array)."""
+    return pc.binary_length(pc.utf8_trim(texts, characters=UNICODE_WHITESPACE).cast(pa.large_binary())).to_numpy()
+
+
+def utf8_lengths(texts: pa.Array) -> np.ndarray:
+    """The UTF-8 length of each text."""
+    return pc.binary_length(texts.cast(pa.large_binary())).to_numpy()

@@ -1,0 +1,110 @@
+"""Mixing one shard (the unit of ``mix``): kept documents rewritten and written to the shard's output.
+
+Per batch: spans replaced by the vectorized kernel (:mod:`dolma_sql.spans`), documents shorter
+than ``min_text_length`` dropped, attributes merged, ``discard_fields`` dropped and
+``metadata.provenance`` set; the shard's output is committed whole (:func:`dolma_sql.storage.output`).
+"""
+
+from __future__ import annotations
+
+import msgspec
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from dolma_sql import storage
+from dolma_sql.formats.lines import LineBatch, json_string_literals
+from dolma_sql.mix.documents import TEXTS, decode_documents, decode_json, encode_lines, text_shorter_than, texts_array, trimmed_utf8_lengths
+from dolma_sql.mix.edits import collect_edits
+from dolma_sql.mix.plan import ShardTask
+from dolma_sql.mix.shard import diagnose, queried_batches
+from dolma_sql.runtime import Counters
+from dolma_sql.spans import apply_spans
+from dolma_sql.storage.commit import remove_temps
+
+
+def write_shard(task: ShardTask) -> Counters:
+    """Mix one shard into its output (the unit function of ``mix``)."""
+    counters: Counters = {"shards": 1}
+    remove_temps(task.shard.output)  # of a writer killed before it committed
+    with storage.output(task.shard.output, staging=task.staging) as writer:
+        for batch, attribute_lines, result in queried_batches(task):
+            mix_batch(batch, attribute_lines, result, task, writer, counters)
+    return counters
+
+
+def _add(counters: Counters, key: str, value: float) -> None:
+    counters[key] = counters.get(key, 0) + value
+
+
+def mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: ShardTask, writer, counters: Counters) -> None:
+    """Write the documents of ``batch`` that the query's ``result`` keeps, rewritten."""
+    stream = task.plan.stream
+    kept_rows = np.flatnonzero(result.column("keep").to_numpy(zero_copy_only=False))
+    _add(counters, "documents", len(batch))
+    _add(counters, "bytes_in", batch.lines.nbytes)
+    if not len(kept_rows):
+        return
+    try:
+        documents = decode_documents(batch.lines.take(pa.array(kept_rows)))
+    except msgspec.DecodeError:  # a query that reads no document field parses none
+        diagnose(batch, attribute_lines, task, None)
+        raise
+    bad = next((i for i, document in enumerate(documents) if type(document) is not dict or type(document.get("text")) not in TEXTS), None)
+    if bad is not None:  # the query checks the text of dropped documents only
+        diagnose(batch, attribute_lines, task, int(kept_rows[bad]))
+    too_short = _replace_spans(documents, result, kept_rows, batch, task, counters)
+    discard = set(stream.output.discard_fields)
+    merge_attributes = bool(stream.attributes) and "attributes" not in discard
+    attribute_records = (
+        [[decode_json(line) for line in lines.take(pa.array(kept_rows)).to_pylist()] if lines is not None else None for lines in attribute_lines]
+        if merge_attributes
+        else []
+    )
+    basename = storage.name(batch.path)
+    line_numbers = (kept_rows + batch.first_line).tolist()
+    out = []
+    merging = merge_attributes and any(records is not None for records in attribute_records)
+    for position, document in enumerate(documents):
+        if merging:
+            merged = dict(document["attributes"]) if isinstance(document.get("attributes"), dict) else {}
+            for records in attribute_records:
+                if records is not None:
+                    merged.update(records[position]["attributes"])
+            document["attributes"] = merged
+        for name in discard:
+            document.pop(name, None)
+        if too_short[position]:
+            _add(counters, "documents_too_short", 1)
+            continue
+        metadata = document.get("metadata")
+        if not isinstance(metadata, dict):
+            metadata = document["metadata"] = {}
+        metadata["provenance"] = f"{basename}:{line_numbers[position]}"
+        out.append(document)
+    _add(counters, "documents_kept", len(out))
+    if out:
+        writer.write(encode_lines(out))
+
+
+def _replace_spans(documents: list[dict], result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask, counters: Counters) -> list[bool]:
+    """Apply the span edits to the kept documents' texts (in place); returns which documents ``min_text_length`` drops."""
+    min_length = task.plan.stream.output.min_text_length or 0
+    too_short = [False] * len(documents)
+    unedited = range(len(documents))
+    edits_by_rule = collect_edits(result, kept_rows, batch, task)
+    if edits_by_rule is not None:
+        edits, edited, _ = edits_by_rule
+        texts = texts_array([documents[i]["text"] for i in edited])
+        replaced = apply_spans(texts, edits)
+        _add(counters, "documents_span_replaced", int(np.count_nonzero(pc.not_equal(replaced, texts).to_numpy(zero_copy_only=False))))
+        if min_length:
+            for document_index, short in zip(edited, (trimmed_utf8_lengths(replaced) < min_length).tolist()):
+                too_short[document_index] = short
+            unedited = sorted(set(unedited).difference(edited))
+        for document_index, literal in zip(edited, json_string_literals(replaced)):  # the encoder copies them as they are
+            documents[document_index]["text"] = literal
+    if min_length:
+        for position in unedited:
+            too_short[position] = text_shorter_than(documents[position]["text"], min_length)
+    return too_short

@@ -1,0 +1,149 @@
+"""``mix`` on the runtime: its output depends neither on the executor nor on the order shards finish in,
+remote URLs run the same code as local paths, a run killed at any point resumes to the same output,
+and the ledger redoes exactly the shards whose recipe changed."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+
+import fsspec
+import pytest
+import yaml
+from runtime_helpers import kill_at_random_points, no_temp_files, output_contents, run_cli, timed_run
+
+from dolma_sql import mix
+from dolma_sql.config import config_from
+from dolma_sql.config.mix import MixerConfig
+from dolma_sql.runtime import SerialExecutor
+from dolma_sql.runtime.local import LocalExecutor
+
+WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu é ü 中文 😀".split()
+
+
+def write_corpus(root: Path, *, files: int, documents: int, seed: int = 0) -> None:
+    """``files`` gzipped document files with a line-aligned attribute set ``a`` (a score and PII spans)."""
+    rng = random.Random(seed)
+    for part in range(files):
+        docs, attrs = [], []
+        for index in range(documents):
+            text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 60)))
+            doc_id = f"{part}-{index}"
+            docs.append({"id": doc_id, "text": text, "source": "gen", "metadata": {"n": index}})
+            pii = [[start, start + 5, rng.choice([0.2, 0.9])] for start in sorted(rng.sample(range(len(text)), min(2, len(text) // 8)))]
+            attrs.append({"id": doc_id, "attributes": {"score": [[0, len(text), rng.random()]], "pii": pii}})
+        for folder, records in (("documents", docs), ("attributes/a", attrs)):
+            path = root / folder / f"part-{part:02d}.jsonl.gz"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(gzip.compress("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode(), mtime=0))
+
+
+def recipe(documents: str, output: str, *, threshold: float = 0.2, **top) -> dict:
+    return {
+        "streams": [
+            {
+                "name": "s",
+                "documents": [documents],
+                "attributes": ["a"],
+                "output": {"path": output, "max_size_in_bytes": 1, "min_text_length": 20},  # a shard per file
+                "filter": {"exclude": [f"$.attributes[?(@.score[0][2] < {threshold})]"]},
+                "span_replacement": [{"span": "$.attributes.pii", "min_score": 0.5, "replacement": "<{}>"}],
+            }
+        ],
+        **top,
+    }
+
+
+def mixed(config: dict, executor=None) -> mix.MixResult:
+    return mix.run(config_from(config, MixerConfig), executor=executor or SerialExecutor(), quiet=True)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("corpus")
+    write_corpus(root, files=4, documents=60)
+    return root
+
+
+def test_the_output_does_not_depend_on_the_executor_or_the_order_of_shards(corpus, tmp_path):
+    with LocalExecutor(2) as executor:
+        mixed(recipe(str(corpus / "documents" / "*.jsonl.gz"), str(tmp_path / "local")), executor)
+    expected = output_contents(tmp_path / "local")
+    assert len(expected) == 4
+    for seed in (1, 2, 3):
+        mixed(recipe(str(corpus / "documents" / "*.jsonl.gz"), str(tmp_path / f"serial-{seed}")), SerialExecutor(shuffle=seed))
+        assert output_contents(tmp_path / f"serial-{seed}") == expected
+
+
+def memory_contents(folder: str) -> dict[str, bytes]:
+    """``output_contents`` of a folder of the in-memory filesystem."""
+    memory = fsspec.filesystem("memory")
+    contents = {}
+    for path in memory.find(folder):
+        relative = path[len(folder) :].lstrip("/")
+        if not relative.startswith(".dolma-sql/"):
+            data = memory.cat_file(path)
+            contents[relative] = gzip.decompress(data) if relative.endswith(".gz") else data
+    return contents
+
+
+def test_urls_of_the_memory_and_local_filesystems_mix_as_plain_paths(corpus, tmp_path):
+    mixed(recipe(str(corpus / "documents" / "*.jsonl.gz"), str(tmp_path / "plain")))
+    expected = output_contents(tmp_path / "plain")
+
+    mixed(recipe(f"file://{corpus}/documents/*.jsonl.gz", f"file://{tmp_path}/file-url"))
+    assert output_contents(tmp_path / "file-url") == expected
+
+    memory = fsspec.filesystem("memory")
+    for path in corpus.rglob("*.jsonl.gz"):
+        memory.pipe_file(f"/mix-corpus/{path.relative_to(corpus)}", path.read_bytes())
+    staging = tmp_path / "staging"
+    try:
+        result = mixed(recipe("memory://mix-corpus/documents/*.jsonl.gz", "memory://mix-output", work_dir={"output": str(staging)}))
+        assert result.shards == 4 and memory_contents("/mix-output") == expected
+        assert staging.is_dir() and not list(staging.iterdir()), "outputs are staged in work_dir.output, then uploaded"
+    finally:
+        memory.rm("/mix-corpus", recursive=True)
+        memory.rm("/mix-output", recursive=True)
+
+
+def test_a_rerun_skips_the_shards_of_the_same_recipe_and_redoes_them_when_it_changes(corpus, tmp_path):
+    config = recipe(str(corpus / "documents" / "*.jsonl.gz"), str(tmp_path / "out"))
+    first = mixed(config)
+    before = output_contents(tmp_path / "out")
+    assert "units_skipped" not in first.totals
+    again = mixed(config)
+    assert again.totals["units_skipped"] == 4 and "documents" not in again.totals
+    assert output_contents(tmp_path / "out") == before
+
+    changed = mixed(recipe(str(corpus / "documents" / "*.jsonl.gz"), str(tmp_path / "out"), threshold=0.6))
+    assert "units_skipped" not in changed.totals
+    assert changed.totals["documents_kept"] < first.totals["documents_kept"]
+    assert output_contents(tmp_path / "out") != before
+    allowing_missing = mix.run(config_from(config, MixerConfig), executor=SerialExecutor(), allow_missing_attributes=True, quiet=True)
+    assert "units_skipped" not in allowing_missing.totals, "allow_missing_attributes shapes the output too"
+
+
+@pytest.mark.parametrize("kind", ["local", "serial"])
+def test_the_cli_accepts_an_executor(corpus, tmp_path, kind):
+    (tmp_path / "recipe.yaml").write_text(yaml.safe_dump(recipe(str(corpus / "documents" / "*.jsonl.gz"), str(tmp_path / kind), processes=2)))
+    result = run_cli(["mix", "recipe.yaml", "--executor", kind], tmp_path)
+    assert result.returncode == 0, result.stderr
+    mixed(recipe(str(corpus / "documents" / "*.jsonl.gz"), str(tmp_path / "expected")))
+    assert output_contents(tmp_path / kind) == output_contents(tmp_path / "expected")
+
+
+def test_a_run_killed_at_random_points_resumes_to_the_output_of_an_uninterrupted_run(tmp_path):
+    write_corpus(tmp_path / "corpus", files=10, documents=1500, seed=1)
+    documents = str(tmp_path / "corpus" / "documents" / "*.jsonl.gz")
+    (tmp_path / "clean.yaml").write_text(yaml.safe_dump(recipe(documents, "clean", processes=2)))
+    (tmp_path / "killed.yaml").write_text(yaml.safe_dump(recipe(documents, "killed", processes=2)))
+    clean_seconds = timed_run(["mix", "clean.yaml"], tmp_path)
+    killed = kill_at_random_points(["mix", "killed.yaml"], tmp_path, kills=5, seed=11, clean_seconds=clean_seconds)
+    assert killed >= 3, "most runs must be killed before they finish"
+    timed_run(["mix", "killed.yaml"], tmp_path)
+    assert output_contents(tmp_path / "killed") == output_contents(tmp_path / "clean")
+    assert len(output_contents(tmp_path / "clean")) == 10
+    assert not no_temp_files(tmp_path / "killed")

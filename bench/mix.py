@@ -130,7 +130,7 @@ def compare(left_name: str, left_dir: Path, right_name: str, right_dir: Path) ->
 
 # ------------------------------------------------------------------------------ runs
 def run_mix(system: str, cmd_prefix: list[str], syntax: str, corpus_dir: Path, out_dir: Path, processes: int):
-    """One mixer run into a fresh output dir (both systems skip shards whose output exists)."""
+    """One mixer run into a fresh output dir (both systems would skip the shards an earlier run finished)."""
     shutil.rmtree(out_dir, ignore_errors=True)
     cmd = [*cmd_prefix, "-c", str(recipe(syntax)), "mix", "--processes", str(processes)]
     print(f"[mix] {system}: {' '.join(cmd)}", file=sys.stderr)

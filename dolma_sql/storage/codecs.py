@@ -61,8 +61,8 @@ def compressed_writer(raw: BinaryIO, codec: str) -> BinaryIO:
     """A stream that compresses into ``raw`` (closing it finishes the compressed stream, not ``raw``)."""
     if codec == "gz":
         level = int(os.environ.get("DOLMA_SQL_GZIP_LEVEL", GZIP_LEVEL))
-        # mtime 0: the same content gives the same bytes (reproducible outputs)
-        return igzip.IGzipFile(fileobj=raw, mode="wb", compresslevel=level, mtime=0)
+        # mtime 0 and no file name (the writer's temp name would be recorded): the same content gives the same bytes
+        return igzip.IGzipFile(filename="", fileobj=raw, mode="wb", compresslevel=level, mtime=0)
     if codec == "zst":
         return zstandard.ZstdCompressor(level=ZSTD_LEVEL).stream_writer(raw, closefd=False)
     return _Unclosed(raw)

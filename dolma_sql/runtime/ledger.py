@@ -55,6 +55,19 @@ class Ledger:
         """Record that the unit writing ``key`` finished (after its outputs were committed)."""
         storage.write_bytes(self.record_url(key), msgspec.json.encode({"command": self.command, "output": key, "counters": counters}))
 
+    def forget_other_options(self, keys: Iterable[str]) -> None:
+        """Remove the records of ``keys`` made with other options (before their units run with these), so
+        that a later run with those options does not skip outputs this run replaces."""
+        names_by_folder: dict[str, set[str]] = {}
+        for key in keys:
+            names_by_folder.setdefault(urls.join(urls.parent(key), LEDGER_FOLDER), set()).add(urls.name(key))
+        for folder, names in names_by_folder.items():
+            for entry in urls.listdir(folder):
+                rest, _, recorded_fingerprint = entry.removesuffix(RECORD_SUFFIX).rpartition(".")
+                name, _, command = rest.rpartition(".")
+                if entry.endswith(RECORD_SUFFIX) and name in names and command == self.command and recorded_fingerprint != self.fingerprint:
+                    urls.remove(urls.join(folder, entry))
+
     def forget(self, keys: Iterable[str]) -> None:
         """Remove the records of ``keys`` (before their units are done again)."""
         for key in keys:

@@ -11,13 +11,17 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+import dolma_sql.tagging
 from dolma_sql.cli import app
-from dolma_sql.tagging import round_scores
+from dolma_sql.formats.attributes import round_scores
+from dolma_sql.tagging import TagBatch, get_tagger
 from tag_helpers import read_rows, write_jsonl_gz
 
 DOCS = [{"id": f"d{i}", "text": f"Hello world number {i}.\nSecond line here {i}", "source": "s"} for i in range(5)]
@@ -82,7 +86,7 @@ def test_rerun_skips_finished_files_unless_ignore_existing(corpus):
     args = ["tag", "--documents", "documents/a.jsonl.gz", "--taggers", "char_length_v1", "--experiment", "e"]
     ok(args, corpus)
     output = corpus / "attributes/e/a.jsonl.gz"
-    assert (corpus / "attributes/e/.dolma-sql/a.jsonl.gz.done").exists()
+    assert len(list((corpus / "attributes/e/.dolma-sql").glob("a.jsonl.gz.tag.*.done"))) == 1
     output.write_bytes(gzip.compress(b"stale\n"))
     ok(args, corpus)
     assert gzip.decompress(output.read_bytes()) == b"stale\n"
@@ -140,7 +144,7 @@ def test_empty_file_gives_empty_attribute_file(tmp_path):
 
 
 def test_no_matching_documents_is_an_error(tmp_path):
-    assert "no documents found" in fail(["tag", "--documents", "documents/*.gz", "--taggers", "gopher_v1"], tmp_path)
+    assert "no files match" in fail(["tag", "--documents", "documents/*.gz", "--taggers", "gopher_v1"], tmp_path)
 
 
 PLUGIN = textwrap.dedent(
@@ -210,13 +214,29 @@ def test_pii_regex_v1_scores_texts_without_words(tmp_path):
     assert [r["attributes"]["e__pii_regex_v1__doc"][0][2] for r in read_rows(tmp_path / "attributes/e/a.jsonl.gz")] == [-1.0, -1.0]
 
 
+def test_the_tagger_api_keeps_its_names():
+    """Tagger modules and the SQL sandbox import these from dolma_sql.tagging: renaming one breaks them."""
+    assert sorted(dolma_sql.tagging.__all__) == [
+        "Spans", "TagBatch", "TaggerSpec", "get_tagger", "make_variable_name", "register_duckdb_functions", "registry", "require_modules", "tagger",
+    ]
+    assert all(hasattr(dolma_sql.tagging, name) for name in dolma_sql.tagging.__all__)
+
+
+@pytest.mark.parametrize("after", [b"\x00", b"\x80"])
+def test_a_text_ending_in_whitespace_splits_alike_whatever_bytes_follow_it(after):
+    """Arrow's whitespace split reads the character after a text's trailing whitespace (past the last text's bytes)."""
+    offsets = np.array([0, 2, 5], dtype=np.int64)
+    texts = pa.LargeStringArray.from_buffers(2, pa.py_buffer(offsets), pa.py_buffer(b"ab x " + after))
+    batch = TagBatch(pa.table({"text": texts}))
+    assert pa.compute.utf8_split_whitespace(batch.text).to_pylist() == [["ab"], ["", "x", ""]]
+    assert get_tagger("gopher_v1").run(batch)["median_word_length"].scores.tolist() == [2.0, 1.0]
+
+
 def test_duckdb_functions():
     import duckdb
 
-    from dolma_sql.tagging import register_duckdb_functions
-
     connection = duckdb.connect()
-    assert register_duckdb_functions(connection, ["char_length_v1", "gopher_v1"]) == ["char_length_v1", "gopher_v1"]
+    assert dolma_sql.tagging.register_duckdb_functions(connection, ["char_length_v1", "gopher_v1"]) == ["char_length_v1", "gopher_v1"]
     value = connection.sql("SELECT char_length_v1('héllo 😊') AS a, gopher_v1('the cat the cat') AS g").fetchall()[0]
     assert json.loads(value[0]) == {"length": [[0, 7, 7.0]]}
     assert json.loads(value[1])["word_count"] == [[0, 15, 4.0]]

@@ -15,7 +15,8 @@ import numpy as np
 import pyarrow as pa
 import regex
 
-from dolma_sql.tagging import TagBatch, get_tagger, round_scores
+from dolma_sql.formats.attributes import round_scores
+from dolma_sql.tagging import TagBatch, get_tagger
 from tag_helpers import edge_documents
 
 CODE_TEXTS = [

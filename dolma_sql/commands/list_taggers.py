@@ -5,14 +5,10 @@
 
 from __future__ import annotations
 
-import msgspec
 import typer
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
-
-
-class ListConfig(msgspec.Struct, forbid_unknown_fields=True):
-    tagger_modules: list[str] = []
+from dolma_sql.config.tag import ListConfig
 
 
 def register(app: typer.Typer) -> None:
@@ -21,7 +17,8 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
-        from dolma_sql.tagging import import_tagger_modules, registry
+        from dolma_sql.tag.plugins import import_tagger_modules
+        from dolma_sql.tag.registry import registry
 
         ctx.args[:] = ["--tagger_modules" if arg == "--tagger-modules" else arg for arg in ctx.args]
         config = command_config(ctx, ListConfig)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import subprocess
 import sys
@@ -15,22 +13,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import run_oracle
-from dolma_sql.stat import bucket_values
+from stat_helpers import random_rows, summaries, write_attributes
+from dolma_sql.stat.histogram import bucket_values
 
 
 def cli(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-P", "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
-def summaries(report: Path) -> list[dict]:
-    with gzip.open(report / "summaries.jsonl.gz", "rt") as handle:
-        return [json.loads(line) for line in handle]
-
-
 def assert_same_summaries(ours: list[dict], upstream: list[dict], *, same_order: bool = True) -> None:
-    """Counts, bins and totals equal; sums equal up to float summation order. Upstream orders the
-    summaries of several files by its work folder's listing order, so with several files only the
-    set of names is compared."""
+    """Counts, bins and totals equal; sums too (values are added one after the other, as upstream
+    does), up to the order of files. Upstream orders the summaries of several files by its work
+    folder's listing order, so with several files only the set of names is compared."""
     if same_order:
         assert [s["name"] for s in ours] == [s["name"] for s in upstream]
     else:
@@ -41,13 +35,8 @@ def assert_same_summaries(ours: list[dict], upstream: list[dict], *, same_order:
         assert mine["bins"] == theirs["bins"], mine["name"]
         assert mine["total"] == theirs["total"], mine["name"]
         assert type(mine["sum"]) is type(theirs["sum"]) and math.isclose(mine["sum"], theirs["sum"], rel_tol=1e-9), mine["name"]
-
-
-def write_attributes(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt") as handle:
-        for index, attributes in enumerate(rows):
-            handle.write(json.dumps({"id": f"{path.stem}-{index}", "attributes": attributes}) + "\n")
+        if same_order:
+            assert mine["sum"] == theirs["sum"], mine["name"]
 
 
 @pytest.fixture(scope="module")
@@ -58,19 +47,7 @@ def generated(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("statcorpus") / "attributes" / "mixed"
     rng = np.random.default_rng(11)
     for file_index, size in enumerate([1500, 700, 40]):
-        rows = []
-        for _ in range(size):
-            n = int(rng.integers(1, 30_000))
-            attributes = {
-                "exp__random_number_v1__random": [[0, n, float(rng.random())]],
-                "exp__char_length_v1__length": [[0, n, n]],
-                "exp__ft_lang__en__label__en": [[0, n, float(rng.choice([0.25, 0.5, 1.0, 1.00001, 1.2]))]],
-            }
-            if rng.random() < 0.7:
-                starts = np.sort(rng.integers(0, n, size=int(rng.integers(0, 6))))
-                attributes["bff_duplicate_paragraph_spans"] = [[int(s), int(s + rng.integers(0, 80)), 1] for s in starts]
-            rows.append(attributes)
-        write_attributes(root / f"{file_index:03d}.jsonl.gz", rows)
+        write_attributes(root / f"{file_index:03d}.jsonl.gz", random_rows(rng, size))
     return root
 
 
@@ -154,11 +131,11 @@ def test_work_dir_makes_reruns_skip_finished_files(generated, tmp_path):
     args = ["stat", "--attributes", str(generated / "*.jsonl.gz"), "--work_dir.output", str(work)]
     first = cli([*args, "--report", str(tmp_path / "one")])
     assert first.returncode == 0, first.stderr
-    partials = {p: p.stat().st_mtime_ns for p in work.iterdir()}
+    partials = {p: p.stat().st_mtime_ns for p in work.glob("*.jsonl")}
     assert len(partials) == 3
     second = cli([*args, "--report", str(tmp_path / "two")])
     assert second.returncode == 0, second.stderr
-    assert {p: p.stat().st_mtime_ns for p in work.iterdir()} == partials
+    assert {p: p.stat().st_mtime_ns for p in work.glob("*.jsonl")} == partials
     assert summaries(tmp_path / "one") == summaries(tmp_path / "two")
 
 

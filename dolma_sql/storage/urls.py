@@ -115,6 +115,23 @@ def size(url: str) -> int:
     return int(fs.size(path))
 
 
+VERSION_FIELDS = ("ETag", "etag", "md5Hash", "generation", "version_id", "mtime", "LastModified", "last_modified", "updated", "created")
+"""Fields of an fsspec ``info()`` that change when a file changes, best first: a content hash (S3's
+ETag, GCS's md5) keeps a re-upload of equal bytes the same version, a time does not."""
+
+
+def version(url: str) -> str:
+    """A tag that changes when the file at ``url`` changes: its size and its modification time
+    (locally) or content hash (on an object store), for reusing results derived from it."""
+    if is_local(url):
+        status = os.stat(_local(url))
+        return f"{status.st_size}-{status.st_mtime_ns}"
+    fs, path = filesystem(url)
+    info = fs.info(path)
+    stamp = next((info[field] for field in VERSION_FIELDS if info.get(field) is not None), None)
+    return f"{info.get('size')}-{stamp}" if stamp is not None else fs.ukey(path)
+
+
 def listdir(url: str) -> list[str]:
     """The names in folder ``url`` (empty when it does not exist)."""
     if is_local(url):

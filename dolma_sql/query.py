@@ -1,18 +1,23 @@
-"""Running a user's SQL against the corpus views: the read-only guard, execution, and output.
+"""Running a user's SQL against the corpus views: the sandbox, the read-only guard, execution, and output.
 
-Shared by ``dolma-sql sql`` and ``dolma-sql shell``. A statement runs only if both sqlglot and
-DuckDB's own parser classify it as a read (SELECT, set operations, DESCRIBE, SHOW, SUMMARIZE,
-PIVOT, EXPLAIN of a read, read-only PRAGMAs); everything else (COPY, ATTACH, INSTALL, LOAD,
-CREATE, INSERT, SET, CALL, …) needs ``--allow-write``. Unknown syntax is refused, not guessed.
+Shared by ``dolma-sql sql`` and ``dolma-sql shell``. The security boundary is DuckDB's own
+configuration (:func:`sandbox`): the connection touches only the files its views read and the
+paths the command names, never the network or extensions, and its settings are locked. On top
+of it, a friendly early refusal: a statement runs only if both sqlglot and DuckDB's own parser
+classify it as a read (SELECT, set operations, DESCRIBE, SHOW, SUMMARIZE, PIVOT, EXPLAIN of a
+read, read-only PRAGMAs); everything else (COPY, ATTACH, INSTALL, LOAD, CREATE, INSERT, SET,
+CALL, …) needs ``--allow-write``. Unknown syntax is refused, not guessed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Iterator, Sequence
 
 import duckdb
 import sqlglot
@@ -24,7 +29,7 @@ from sqlglot import exp
 from dolma_sql.errors import DolmaSqlError
 from dolma_sql.storage import codec_of
 from dolma_sql.sql import render
-from dolma_sql.views import Corpus, add_tagger_function, explain_error
+from dolma_sql.views import Corpus, add_missing_function, explain_error, open_views, view_files, widen_object_limit
 
 READ_EXPRESSIONS = (exp.Query, exp.Describe, exp.Show, exp.Summarize, exp.Pivot)
 """sqlglot statement roots that only read (exp.Query covers SELECT and set operations)."""
@@ -41,25 +46,44 @@ DUCKDB_READ_TYPES = frozenset({"SELECT", "EXPLAIN", "PRAGMA", "MULTI"})
 
 EXPORTS = ("csv", "json", "parquet")
 
+SANDBOX_SETTINGS = (
+    ("autoinstall_known_extensions", exp.false()),
+    ("autoload_known_extensions", exp.false()),
+    ("enable_logging", exp.false()),
+    ("enable_external_access", exp.false()),
+    ("lock_configuration", exp.true()),
+)
+"""Set after ``allowed_paths`` and ``allowed_directories``, in this order: with external access off
+DuckDB refuses to change those lists, and once the configuration is locked no statement can change
+any setting (``SET``, ``RESET``, ``PRAGMA``, ``enable_logging()``: a query cannot undo the sandbox)."""
+
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 
 def check_read_only(sql: str) -> None:
     """Raise unless every statement in ``sql`` only reads."""
     try:
-        duckdb_types = [statement.type.name for statement in duckdb.extract_statements(sql)]
+        extracted = duckdb.extract_statements(sql)
     except duckdb.Error as error:
         raise DolmaSqlError(str(error)) from None
     try:
         statements = [statement for statement in sqlglot.parse(sql, read="duckdb") if statement is not None]
-    except sqlglot.errors.SqlglotError as error:
-        raise _refused(sql, f"its syntax could not be checked ({str(error).splitlines()[0]})") from None
-    if len(statements) != len(duckdb_types):
+    except Exception as error:  # whatever keeps the check from finishing refuses the statement
+        raise _refused(sql, f"its syntax could not be checked ({(str(error) or type(error).__name__).splitlines()[0]})") from None
+    if len(statements) != len(extracted):
         raise _refused(sql, "its statements could not be told apart")
-    for statement, duckdb_type in zip(statements, duckdb_types):
-        reason = _write_reason(statement, duckdb_type)
+    for statement, duckdb_statement in zip(statements, extracted):
+        reason = _write_reason(statement, _statement_type(duckdb_statement))
         if reason:
-            raise _refused(statement.sql(dialect="duckdb")[:200], reason)
+            raise _refused(duckdb_statement.query[:200], reason)
+
+
+def _statement_type(statement) -> str:
+    """DuckDB's name for a statement's type; ``UNKNOWN`` for types the duckdb module has no name for (``UPDATE EXTENSIONS``)."""
+    try:
+        return statement.type.name
+    except ValueError:
+        return "UNKNOWN"
 
 
 def _write_reason(statement: exp.Expression, duckdb_type: str) -> str | None:
@@ -76,7 +100,7 @@ def _write_reason(statement: exp.Expression, duckdb_type: str) -> str | None:
         name = statement.this.name if isinstance(statement.this, exp.Expression) else str(statement.this)
         return None if name.lower() in READ_PRAGMAS else f"PRAGMA {name} is not a known read-only pragma"
     if duckdb_type not in DUCKDB_READ_TYPES:
-        return f"it is a {duckdb_type} statement"
+        return f"it is a statement of type {duckdb_type}"
     if not isinstance(statement, READ_EXPRESSIONS):
         return f"it is a {type(statement).__name__.upper()} statement"
     for node in statement.walk():
@@ -88,34 +112,78 @@ def _write_reason(statement: exp.Expression, duckdb_type: str) -> str | None:
 def _refused(sql: str, reason: str) -> DolmaSqlError:
     return DolmaSqlError(
         f"refused to run a statement that may write: {reason}:\n    {sql.strip()}",
-        hint="the corpus views are read-only by default; pass --allow-write to run statements that write or change settings",
+        hint="the corpus views are read-only by default; pass --allow-write to run statements that write (settings stay locked)",
     )
 
 
+# ------------------------------------------------------------------------------ the sandbox
+def open_sandboxed(
+    documents: list[str] | None,
+    attribute_names: list[str] | None,
+    *,
+    database: str | None,
+    threads: int | None,
+    allow_write: bool,
+    allow_read: Sequence[str] = (),
+    scratch: str | None = None,
+) -> tuple[duckdb.DuckDBPyConnection, Corpus | None]:
+    """The corpus views' connection, sandboxed: a saved ``database`` opens read-only unless ``allow_write``."""
+    connection, corpus = open_views(documents, attribute_names, database=database, threads=threads, read_only=not allow_write)
+    sandbox(connection, [*allow_read, *(path for path in (database, scratch) if path)])
+    return connection, corpus
+
+
+def sandbox(connection: duckdb.DuckDBPyConnection, allowed: Sequence[str] = ()) -> None:
+    """Confine ``connection`` with DuckDB's own settings: files only where its views read and in ``allowed``
+    (files, or folders and everything under them), no network, no extension installed or loaded, no
+    logging, and a locked configuration.
+
+    Writing needs a statement that writes (``COPY``, ``CREATE``, ``ATTACH``, …), which the read-only
+    guard refuses without ``--allow-write``; with it, only these paths can be written. DuckDB does not
+    tell reading from writing, nor a symlink from its target (it resolves both sides).
+    """
+    paths = [*view_files(connection), *(os.path.abspath(os.path.expanduser(path)) for path in allowed)]
+    folders = [path for path in paths if os.path.isdir(path)]
+    files = [path for path in paths if not os.path.isdir(path)]
+    settings = [("allowed_paths", _strings(files)), ("allowed_directories", _strings(folders)), *SANDBOX_SETTINGS]
+    for name, value in settings:
+        connection.execute(f"SET {name} = {render(value)}")
+
+
+def _strings(values: list[str]) -> exp.Expression:
+    return exp.cast(exp.Array(expressions=[exp.Literal.string(value) for value in values]), "VARCHAR[]")
+
+
+# ------------------------------------------------------------------------------ running and printing
 def execute(connection: duckdb.DuckDBPyConnection, sql: str, *, corpus: Corpus | None, allow_write: bool) -> duckdb.DuckDBPyRelation | None:
     """Run ``sql`` (all its statements); the relation of the last one, or None when it returns no rows."""
     if not allow_write:
         check_read_only(sql)
+    return _retrying(connection, corpus, lambda: connection.sql(sql))
+
+
+def _retrying(connection: duckdb.DuckDBPyConnection, corpus: Corpus | None, action: Callable):
+    """``action()``, run again after each fix its failure asks for (a span macro or tagger defined, longer
+    JSON lines accepted: each retry changes one more thing, so this ends); other failures made user-facing."""
     while True:
         try:
-            return connection.sql(sql)
+            return action()
         except duckdb.Error as error:
-            if not add_tagger_function(connection, error):  # each retry registers one more tagger, so this ends
-                raise explain_error(error, corpus) from None
+            if not (add_missing_function(connection, error) or widen_object_limit(connection, error)):
+                raise explain_error(error, corpus, connection) from None
 
 
-def fetch(relation: duckdb.DuckDBPyRelation, corpus: Corpus | None, limit: int | None = None):
+def fetch(connection: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation, corpus: Corpus | None, limit: int | None = None):
     """Column names and rows (at most ``limit``) of ``relation``, with query errors made user-facing."""
-    try:
-        rows = relation.limit(limit).fetchall() if limit is not None else relation.fetchall()
-    except duckdb.Error as error:
-        raise explain_error(error, corpus) from None
+    rows = _retrying(connection, corpus, lambda: relation.limit(limit).fetchall() if limit is not None else relation.fetchall())
     return relation.columns, rows
 
 
-def print_table(relation: duckdb.DuckDBPyRelation, console: Console, corpus: Corpus | None, max_rows: int) -> None:
+def print_table(
+    connection: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation, console: Console, corpus: Corpus | None, max_rows: int
+) -> None:
     """A rich table of at most ``max_rows`` rows (one extra is fetched to tell whether more exist)."""
-    columns, rows = fetch(relation, corpus, limit=max_rows + 1)
+    columns, rows = fetch(connection, relation, corpus, limit=max_rows + 1)
     table = Table(show_lines=False, header_style="bold")
     for name, kind in zip(columns, relation.types):
         table.add_column(f"{name}\n[dim]{_short_type(str(kind).lower())}[/dim]", overflow="fold")
@@ -140,36 +208,53 @@ def _cell(value) -> str:
     return escape(text if len(text) <= 300 else text[:300] + "…")
 
 
-def export(connection: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation, fmt: str, output: str | None, corpus: Corpus | None) -> None:
-    """Stream the result as csv, json (lines) or parquet into ``output`` atomically (compressed by extension), or to stdout.
-
-    The result is streamed as Arrow batches into DuckDB's COPY, so its size is not bounded by memory.
-    """
-    if fmt not in EXPORTS:
+@contextlib.contextmanager
+def export_scratch(fmt: str, output: str | None) -> Iterator[str | None]:
+    """The private folder :func:`export` writes the result into before it reaches ``output`` or stdout
+    (None for a table on the terminal). Made before the sandbox, which lets SQL write there; beside
+    ``output``, so the final rename stays on one filesystem."""
+    if fmt == "table" and output is None:
+        yield None
+        return
+    if fmt not in (*EXPORTS, "table"):
         raise DolmaSqlError(f"unknown --format {fmt!r}", hint="use table, csv, json or parquet")
     if output is None and fmt == "parquet":
         raise DolmaSqlError("--format parquet needs --output FILE", hint="parquet is binary; name the file to write")
     if output is not None:
         os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
     with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(output)) if output else None) as scratch:
-        target = os.path.join(scratch, "result")
-        options = [f"FORMAT {fmt}"]
-        if fmt != "parquet":
-            options.append(f"COMPRESSION {COMPRESSIONS[codec_of(output or '')]}")
-        writer = connection.cursor()  # the relation's result stays open on `connection` while this one copies it
-        try:
-            writer.register("dolma_sql_result", relation.fetch_record_batch())
-            writer.execute(f"COPY dolma_sql_result TO {render(exp.Literal.string(target))} ({', '.join(options)})")
-        except duckdb.Error as error:
-            raise explain_error(error, corpus) from None
-        finally:
-            writer.close()
-        if output is not None:
-            os.replace(target, output)
-        else:
-            with open(target, "rb") as result:
-                shutil.copyfileobj(result, sys.stdout.buffer)
-            sys.stdout.flush()
+        yield scratch
+
+
+def export(
+    connection: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation, fmt: str, output: str | None, corpus: Corpus | None, scratch: str
+) -> None:
+    """Stream the result as csv, json (lines) or parquet through ``scratch`` (see :func:`export_scratch`) into
+    ``output`` atomically (compressed by extension), or to stdout.
+
+    The result is streamed as Arrow batches into DuckDB's COPY, so its size is not bounded by memory.
+    """
+    fmt = "csv" if fmt == "table" else fmt
+    target = os.path.join(scratch, "result")
+    options = [f"FORMAT {fmt}"]
+    if fmt != "parquet":
+        options.append(f"COMPRESSION {COMPRESSIONS[codec_of(output or '')]}")
+    writer = connection.cursor()  # the relation's result stays open on `connection` while this one copies it
+
+    def copy() -> None:
+        writer.register("dolma_sql_result", relation.to_arrow_reader())
+        writer.execute(f"COPY dolma_sql_result TO {render(exp.Literal.string(target))} ({', '.join(options)})")
+
+    try:
+        _retrying(connection, corpus, copy)
+    finally:
+        writer.close()
+    if output is not None:
+        os.replace(target, output)
+    else:
+        with open(target, "rb") as result:
+            shutil.copyfileobj(result, sys.stdout.buffer)
+        sys.stdout.flush()
 
 
 COMPRESSIONS = {"gz": "gzip", "zst": "zstd", "": "none"}

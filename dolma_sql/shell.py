@@ -24,14 +24,17 @@ CONTINUATION = "      ...> "
 HELP = """\
 Type SQL (DuckDB dialect) ending with ';' — it may span several lines. Views:
   documents   id, text, source, added, created, version, metadata, …, file, row
-  attributes  id, file, row, one column per attribute key (span lists are [{{start, end, score}}])
-  spans       id, file, row, attribute, start, end, score (one row per span)
+  attributes  id, file, row, one column per attribute key (span lists are [{{start, end, score}}],
+              [] when a row lacks the key; a key two sets write is <set>__<key>)
+  spans       id, file, row, set, attribute, start, end, score (one row per span)
+Span macros: score(x), max_score(x), span_count(x) of a span column or a JSON span list.
 Shell commands:
   .help            this text
   .views           the views and their columns
   .maxrows N       rows shown per result (now {max_rows})
   .quit / .exit    leave (Ctrl-D works too; Ctrl-C clears the current statement)
-Statements that write (COPY, CREATE, ATTACH, INSTALL, SET, …) need `dolma-sql shell --allow-write`."""
+SQL reads only the corpus files (widen with --allow-read PATH); statements that write (COPY,
+CREATE, ATTACH, …) need `dolma-sql shell --allow-write`; settings, extensions and the network are off."""
 
 
 def history_path() -> str:
@@ -84,7 +87,7 @@ class Shell:
         try:
             relation = execute(self.connection, sql, corpus=self.corpus, allow_write=self.allow_write)
             if relation is not None:
-                print_table(relation, self.console, self.corpus, self.max_rows)
+                print_table(self.connection, relation, self.console, self.corpus, self.max_rows)
         except DolmaSqlError as error:
             self.console.print(f"[bold red]error:[/] {error}", highlight=False, markup=True)
         except KeyboardInterrupt:

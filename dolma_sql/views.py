@@ -6,6 +6,10 @@ zstd by extension), so nothing is copied: a query parses only the fields it uses
 dolma lays them out (``documents/…`` beside line-aligned ``attributes/<name>/…``), and every
 joined row checks its ids. The views are plain SQL over absolute paths, so they can be saved
 into a DuckDB database file that any DuckDB client of the same version opens.
+
+What the views read is also what a sandboxed connection may read (:func:`view_files`); the
+span macros and tagger functions that queries call are defined here on demand
+(:func:`add_missing_function`).
 """
 
 from __future__ import annotations
@@ -13,15 +17,19 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.tokens import TokenType
 
+from dolma_sql import storage
 from dolma_sql.errors import ConfigError, DolmaSqlError, InputError
-from dolma_sql.formats.lines import decode_object, head_lines, iter_line_batches
+from dolma_sql.formats.lines import decode_object, head_lines, iter_line_batches, raise_first_malformed
 from dolma_sql.layout import attribute_path
 from dolma_sql.storage import expand_globs
 from dolma_sql.sql import fill, load_sql, render
@@ -45,7 +53,19 @@ MISALIGNED = "dolma-sql: misaligned attributes"
 HEAD_BYTES = 256 << 10
 """How much of a file (decompressed) is read to find its keys or fields, beyond the first attribute file, read whole."""
 
+VIEW_NAMES = ("documents", "attributes", "spans")
+
+OBJECT_LIMIT_VARIABLE = "dolma_sql_maximum_object_size"
+"""The DuckDB variable holding the views' longest accepted JSON line (views_object_limit.sql)."""
+
+OBJECT_LIMIT_CAP = 2**32 - 1
+"""The largest ``maximum_object_size`` DuckDB takes (a UINTEGER)."""
+
+OUTSIDE_SANDBOX_HINT = "queries may read only the corpus files and the --database file; name other files or folders with --allow-read PATH"
+
 _MISSING_FUNCTION = re.compile(r'Function with name "?(\w+)"? does not exist')
+_OBJECT_TOO_LARGE = re.compile(r'"maximum_object_size" of (\d+) bytes exceeded')
+_MALFORMED_IN_FILE = re.compile(r'Malformed JSON in file "(.+?)", at byte \d+ in line \d+')
 
 
 @dataclass(frozen=True)
@@ -85,8 +105,7 @@ def discover(document_globs: list[str], attribute_names: list[str] | None = None
     documents = tuple(os.path.abspath(path) for path in expand_globs(document_globs, config_path="--documents"))
     names = attribute_names if attribute_names is not None else _sets_beside(documents[0], document_dir)
     connection = duckdb.connect()
-    sets: list[AttributeSet] = []
-    taken = set(VIEW_COLUMNS)
+    found: dict[str, tuple[tuple[str, ...], list[tuple[str, str]]]] = {}
     for name in names:
         files = tuple(attribute_path(doc, name, document_dir=document_dir) for doc in documents)
         for doc, attr in zip(documents, files):
@@ -96,18 +115,34 @@ def discover(document_globs: list[str], attribute_names: list[str] | None = None
                     path="--attributes",
                     hint=f"tag every document file for {name!r} (dolma-sql tag), or leave {name!r} out",
                 )
-        keys = []
         connection.register("key_sample", _key_sample(files))
         try:
-            found = _run(connection, render(load_sql("views_keys"))).fetchall()
+            kinds = _run(connection, render(load_sql("views_keys"))).fetchall()
         finally:
             connection.unregister("key_sample")
-        for key, is_spans, is_number in found:
-            column = key if key not in taken else f"{name}/{key}"
-            taken.add(column)
-            keys.append(AttributeKey(key, "spans" if is_spans else "number" if is_number else "json", column))
-        sets.append(AttributeSet(name, files, tuple(keys)))
+        found[name] = files, [(key, "spans" if is_spans else "number" if is_number else "json") for key, is_spans, is_number in kinds]
+    columns = _column_names({name: [key for key, _ in keys] for name, (_, keys) in found.items()})
+    sets = [
+        AttributeSet(name, files, tuple(AttributeKey(key, kind, columns[name, key]) for key, kind in keys)) for name, (files, keys) in found.items()
+    ]
     return Corpus(documents, tuple(sets), _document_columns(documents[0]))
+
+
+def _column_names(keys_by_set: dict[str, list[str]]) -> dict[tuple[str, str], str]:
+    """The attributes view's column for each (set, key): the key, or ``<set>__<key>`` when another set
+    writes the same key (or it is ``id``, ``file`` or ``row``), so no set's values hide another's."""
+    writers = Counter(key for keys in keys_by_set.values() for key in keys)
+    columns = {
+        (name, key): key if writers[key] == 1 and key not in VIEW_COLUMNS else f"{name}__{key}" for name, keys in keys_by_set.items() for key in keys
+    }
+    clashing = [column for column, count in Counter(columns.values()).items() if count > 1]
+    if clashing:
+        raise ConfigError(
+            f"attribute column {clashing[0]!r} would hold two different attributes",
+            path="--attributes",
+            hint="query the sets in separate runs (--attributes NAME), or use the spans view, whose rows name their set",
+        )
+    return columns
 
 
 def _key_sample(files: tuple[str, ...]) -> pa.Table:
@@ -146,11 +181,24 @@ def _columns(pairs) -> exp.Struct:
     )
 
 
+def _readable(paths) -> exp.Array:
+    """The files a view reads: zero-byte files are left out, since DuckDB rejects an empty ``.gz`` that every
+    other command reads as an empty file; ``os.devnull`` stands in when none is left (a reader needs a file)."""
+    return _paths([path for path in paths if storage.size(path)] or [os.devnull])
+
+
+def _object_limit() -> exp.Expression:
+    return fill(load_sql("views_object_limit"), variable=exp.Literal.string(OBJECT_LIMIT_VARIABLE))
+
+
 KEY_TYPES = {"spans": "DOUBLE[][]", "number": "DOUBLE", "json": "JSON"}
 
 
 def documents_view(corpus: Corpus) -> str:
-    return render(fill(load_sql("views_documents"), files=_paths(corpus.documents), columns=_columns(corpus.document_columns)))
+    view = fill(
+        load_sql("views_documents"), files=_readable(corpus.documents), columns=_columns(corpus.document_columns), maximum_object_size=_object_limit()
+    )
+    return render(view)
 
 
 def attributes_view(corpus: Corpus) -> str:
@@ -166,7 +214,7 @@ def attributes_view(corpus: Corpus) -> str:
             nested=True,
         )
         columns = [("id", "VARCHAR"), ("attributes", struct.sql("duckdb") if attribute_set.keys else "JSON")]
-        scan = fill(load_sql("views_attributes_set"), files=_paths(attribute_set.files), columns=_columns(columns))
+        scan = fill(load_sql("views_attributes_set"), files=_readable(attribute_set.files), columns=_columns(columns), maximum_object_size=_object_limit())
         select.append("joins", exp.Join(this=exp.Subquery(this=scan, alias=exp.TableAlias(this=exp.to_identifier(alias))), method="POSITIONAL"))
         for key in attribute_set.keys:
             value = exp.Dot(this=exp.column("attributes", table=alias), expression=exp.to_identifier(key.name, quoted=True))
@@ -187,7 +235,7 @@ def attributes_view(corpus: Corpus) -> str:
         )
     aligned = exp.and_(*checks) if checks else exp.true()
     mismatch = exp.func("coalesce", *reasons) if reasons else exp.Literal.string("")
-    return render(fill(view, files=_paths(corpus.documents), aligned=aligned, mismatch=mismatch))
+    return render(fill(view, files=_readable(corpus.documents), aligned=aligned, mismatch=mismatch, maximum_object_size=_object_limit()))
 
 
 def spans_view(corpus: Corpus) -> str:
@@ -196,9 +244,10 @@ def spans_view(corpus: Corpus) -> str:
     value = exp.column("value", table="e")
     spans = value if all_spans else exp.TryCast(this=value, to=exp.DataType.build("DOUBLE[][]", dialect="duckdb"))
     columns = [("id", "VARCHAR"), ("attributes", "MAP(VARCHAR, DOUBLE[][])" if all_spans else "MAP(VARCHAR, JSON)")]
-    documents = [doc for attribute_set in corpus.attribute_sets for doc in corpus.documents]
-    file_map = exp.values(list(zip(files, documents)), alias="m", columns=["attribute_file", "file"])
-    return render(fill(load_sql("views_spans"), files=_paths(files), columns=_columns(columns), spans=spans, file_map=file_map))
+    owners = [(doc, attribute_set.name) for attribute_set in corpus.attribute_sets for doc in corpus.documents]
+    file_map = exp.values([(path, *owner) for path, owner in zip(files, owners)], alias="m", columns=["attribute_file", "file", "set"])
+    view = fill(load_sql("views_spans"), files=_readable(files), columns=_columns(columns), spans=spans, file_map=file_map, maximum_object_size=_object_limit())
+    return render(view)
 
 
 def view_statements(corpus: Corpus) -> list[str]:
@@ -211,19 +260,31 @@ def view_statements(corpus: Corpus) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ connections
-def connect(corpus: Corpus | None, *, database: str | None = None, threads: int | None = None) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection with the corpus views (saved into ``database`` when given); taggers come with :func:`add_tagger_function`."""
+def connect(
+    corpus: Corpus | None, *, database: str | None = None, threads: int | None = None, read_only: bool = False
+) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with the corpus views, saved into ``database`` when given (then reopened
+    read-only with ``read_only``, so the engine itself refuses to change it); span macros and taggers
+    come with :func:`add_missing_function`."""
     connection = duckdb.connect(database or ":memory:")
-    if threads:
-        connection.execute(f"SET threads = {int(threads)}")
     if corpus is not None:
         for statement in view_statements(corpus):
             connection.execute(statement)
+    if database and read_only:
+        connection.close()
+        connection = duckdb.connect(database, read_only=True)
+    if threads:
+        connection.execute(f"SET threads = {int(threads)}")
     return connection
 
 
 def open_views(
-    documents: list[str] | None, attribute_names: list[str] | None, *, database: str | None = None, threads: int | None = None
+    documents: list[str] | None,
+    attribute_names: list[str] | None,
+    *,
+    database: str | None = None,
+    threads: int | None = None,
+    read_only: bool = False,
 ) -> tuple[duckdb.DuckDBPyConnection, Corpus | None]:
     """The connection the ``sql`` and ``shell`` commands query: views over ``documents``, or a saved database's views."""
     if not documents and not database:
@@ -232,25 +293,84 @@ def open_views(
     if corpus is None and not os.path.isfile(database):
         raise ConfigError(f"database {database} does not exist", path="--database", hint="create it with --documents GLOB --database FILE")
     try:
-        return connect(corpus, database=database, threads=threads), corpus
+        return connect(corpus, database=database, threads=threads, read_only=read_only), corpus
     except duckdb.Error as error:
         raise DolmaSqlError(str(error), path=database) from None
 
 
-def add_tagger_function(connection: duckdb.DuckDBPyConnection, error: duckdb.Error) -> bool:
-    """Register the tagger a failed statement called as a SQL function; whether it did (then run the statement again).
+def view_files(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    """The files the corpus views read: the file lists of their ``read_ndjson`` calls, in the views' SQL as DuckDB keeps it.
 
-    Taggers are registered on demand, when DuckDB reports the function missing: loading every
-    tagger module would cost each ``sql`` and ``shell`` start-up half a second. They are not
-    persisted in ``--database`` files.
+    Taken from the views rather than from a :class:`Corpus`, so a database saved earlier gives its own
+    files. Only the file list (the first argument) counts: a string elsewhere in a view grants nothing.
+    """
+    catalog = connection.cursor()  # its own transaction: the connection's may have been aborted by a failure
+    try:
+        definitions = catalog.execute(
+            "SELECT sql FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND list_contains(?, view_name)",
+            [list(VIEW_NAMES)],
+        ).fetchall()
+    finally:
+        catalog.close()
+    files: list[str] = []
+    for (sql,) in definitions:
+        tokens = Dialect.get_or_raise("duckdb").tokenize(sql)
+        for index, token in enumerate(tokens[:-1]):
+            if token.token_type == TokenType.VAR and token.text.lower() == "read_ndjson" and tokens[index + 1].token_type == TokenType.L_PAREN:
+                files += _first_argument_strings(tokens[index + 1 :])
+    return list(dict.fromkeys(files))
+
+
+def _first_argument_strings(tokens) -> list[str]:
+    """The string literals of a call's first argument; ``tokens`` start at the call's opening parenthesis."""
+    depth, strings = 0, []
+    for token in tokens:
+        if token.token_type in (TokenType.L_PAREN, TokenType.L_BRACKET):
+            depth += 1
+        elif token.token_type in (TokenType.R_PAREN, TokenType.R_BRACKET):
+            depth -= 1
+        if depth == 0 or (depth == 1 and token.token_type == TokenType.COMMA):
+            break
+        if token.token_type == TokenType.STRING:
+            strings.append(token.text)
+    return strings
+
+
+def add_missing_function(connection: duckdb.DuckDBPyConnection, error: duckdb.Error) -> bool:
+    """Define the function a failed statement called, a span macro or a tagger; whether it did (then run the statement again).
+
+    Both come on demand, when DuckDB reports the function missing: importing the recipe compiler (where
+    ``score``, ``max_score`` and ``span_count`` are defined) or every tagger module would cost each ``sql``
+    and ``shell`` start-up. Neither is saved in ``--database`` files.
     """
     missing = _MISSING_FUNCTION.search(str(error)) if isinstance(error, duckdb.CatalogException) else None
     if missing is None:
         return False
+    from dolma_sql.compile.sqlpred import MACROS
+
+    if missing.group(1).lower() in MACROS:
+        return _define_span_macros(connection)
+    return _add_tagger_function(connection, missing.group(1).lower())
+
+
+def _define_span_macros(connection: duckdb.DuckDBPyConnection) -> bool:
+    """The recipe filters' span macros as temporary DuckDB macros over a view's span column or a JSON span list."""
+    from dolma_sql.compile.sqlpred import MACROS, span_macro
+
+    spans = fill(load_sql("views_span_json"), spans=exp.column("spans"))
+    try:
+        for name in MACROS:
+            connection.execute(f"CREATE TEMP MACRO {name}(spans) AS {render(span_macro(name, spans.copy()))}")
+    except duckdb.CatalogException:  # already defined: the statement failed for another reason
+        return False
+    return True
+
+
+def _add_tagger_function(connection: duckdb.DuckDBPyConnection, function: str) -> bool:
     from dolma_sql import tagging
 
     by_function = {tagging.make_variable_name(name).lower(): name for name in tagging.registry()}
-    name = by_function.get(missing.group(1).lower())
+    name = by_function.get(function)
     if name is None:
         return False
     try:
@@ -263,6 +383,23 @@ def add_tagger_function(connection: duckdb.DuckDBPyConnection, error: duckdb.Err
     return True
 
 
+def widen_object_limit(connection: duckdb.DuckDBPyConnection, error: duckdb.Error) -> bool:
+    """After a query met a JSON line longer than the views accept, accept lines four times as long; whether
+    it did (then run the query again). The other commands read documents of any size; DuckDB's reader
+    reserves twice its limit per thread, so the limit grows only when a corpus needs it."""
+    exceeded = _OBJECT_TOO_LARGE.search(str(error))
+    if exceeded is None:
+        return False
+    try:
+        current = connection.execute(f"SELECT {render(_object_limit())}").fetchall()[0][0]
+        if int(exceeded.group(1)) != current or current >= OBJECT_LIMIT_CAP:
+            return False  # not the views' limit (a query's own error() can say anything), or DuckDB's largest
+        connection.execute(f"SET VARIABLE {OBJECT_LIMIT_VARIABLE} = {min(current * 4, OBJECT_LIMIT_CAP)}")
+    except duckdb.Error:  # e.g. a transaction the failure aborted: nothing can run again in it
+        return False
+    return True
+
+
 def _run(connection: duckdb.DuckDBPyConnection, sql: str) -> duckdb.DuckDBPyRelation:
     try:
         return connection.sql(sql)
@@ -270,14 +407,31 @@ def _run(connection: duckdb.DuckDBPyConnection, sql: str) -> duckdb.DuckDBPyRela
         raise DolmaSqlError(str(error)) from None
 
 
-def explain_error(error: duckdb.Error, corpus: Corpus | None) -> DolmaSqlError:
-    """A user-facing error for a failed query: DuckDB's message, or the exact misaligned line."""
+def explain_error(error: duckdb.Error, corpus: Corpus | None, connection: duckdb.DuckDBPyConnection) -> DolmaSqlError:
+    """A user-facing error for a failed query on ``connection``: DuckDB's message, or the exact misaligned or malformed line."""
     message = str(error)
     if corpus is not None and MISALIGNED in message:
         located = find_misalignment(corpus)
         if located is not None:
             return located
-    return DolmaSqlError(message)
+    malformed = _MALFORMED_IN_FILE.search(message)
+    if malformed and malformed.group(1) in view_files(connection):  # a query's own error() must not make us read other files
+        located = find_malformed_line(malformed.group(1))
+        if located is not None:
+            return located
+    outside = isinstance(error, duckdb.PermissionException)
+    return DolmaSqlError(message, hint=OUTSIDE_SANDBOX_HINT if outside else None)
+
+
+def find_malformed_line(path: str) -> InputError | None:
+    """The error the other commands give for ``path``'s first line that is not valid UTF-8 or a JSON object
+    (DuckDB names the line after it); only on the error path."""
+    try:
+        for batch in iter_line_batches(path):
+            raise_first_malformed(batch)
+    except InputError as error:
+        return error
+    return None
 
 
 def find_misalignment(corpus: Corpus) -> InputError | None:

@@ -8,6 +8,7 @@
 --   :files     list of absolute document paths
 --   :aligned   true when every set's id equals the document's id
 --   :mismatch  text naming the first set that disagrees (views_attributes_mismatch.sql)
+--   :maximum_object_size  the longest line the reader accepts (views_object_limit.sql)
 CREATE OR REPLACE VIEW attributes AS
 SELECT
     id,
@@ -18,7 +19,10 @@ FROM (
     SELECT d.id, d.file, d.position
     FROM (
         SELECT id, filename AS file, ordinality AS position
-        FROM read_ndjson(:files, columns = {'id': 'VARCHAR'}, filename = true, format = 'newline_delimited', records = true) WITH ORDINALITY
+        FROM read_ndjson(
+            :files, columns = {'id': 'VARCHAR'}, filename = true, format = 'newline_delimited', records = true,
+            maximum_object_size = :maximum_object_size
+        ) WITH ORDINALITY
     ) AS d
     WHERE CASE WHEN :aligned THEN true ELSE error('dolma-sql: misaligned attributes: ' || :mismatch) END
 ) AS joined

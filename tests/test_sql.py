@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import SHARED
-from dolma_sql.errors import DolmaSqlError
+from dolma_sql.errors import ConfigError, DolmaSqlError
 from dolma_sql.query import check_read_only
 from dolma_sql.views import discover, view_statements
 
@@ -29,6 +29,17 @@ def cli(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess
 def read_jsonl(path: Path) -> list[dict]:
     with gzip.open(path, "rt") as handle:
         return [json.loads(line) for line in handle]
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
+
+
+def write_set(root: Path, name: str, documents: list[dict], attributes) -> None:
+    """``attributes/<name>/000.jsonl.gz`` beside ``documents/000.jsonl.gz``: ``attributes(document)`` for each document."""
+    write_jsonl(root / "attributes" / name / "000.jsonl.gz", [{"id": doc["id"], "attributes": attributes(doc)} for doc in documents])
 
 
 def connection_for(documents: str, attributes: list[str] | None = None) -> duckdb.DuckDBPyConnection:
@@ -171,7 +182,7 @@ def test_attributes_view_has_the_keys_of_every_file_of_a_set(tmp_path, monkeypat
     types = dict(zip(relation.columns, map(str, relation.types)))
     assert list(types) == ["id", "file", "row", "a__first", "a__second_file", "a__number"]
     assert types["a__number"] == "DOUBLE" and types["a__second_file"].startswith("STRUCT(")
-    rows = records(connection, "SELECT id, a__second_file[1].score AS score, a__number FROM attributes WHERE a__second_file IS NOT NULL OR id = '2-7'")
+    rows = records(connection, "SELECT id, a__second_file[1].score AS score, a__number FROM attributes WHERE len(a__second_file) > 0 OR id = '2-7'")
     assert rows == [{"id": "1-2", "score": 0.5, "a__number": None}, {"id": "2-7", "score": None, "a__number": 7.0}]
     spans = records(connection, "SELECT id FROM spans WHERE attribute = 'a__too_deep'")
     assert spans == [{"id": f"2-{lines_per_file - 1}"}]  # the spans view has every key
@@ -228,6 +239,7 @@ def test_sql_command_prints_a_table_and_exports(corpus, tmp_path):
         "CHECKPOINT",
         "EXPLAIN ANALYZE COPY (SELECT 1) TO 'written.csv'",
         "SELECT 1; COPY (SELECT 1) TO 'written.csv'",
+        "UPDATE EXTENSIONS",  # a statement type the duckdb module has no name for
     ],
 )
 def test_statements_that_write_are_refused(statement):
@@ -260,7 +272,10 @@ def test_writes_run_only_with_allow_write(corpus, tmp_path):
     refused = cli(["sql", "-d", docs, statement])
     assert refused.returncode == 1 and "refused" in refused.stderr and "--allow-write" in refused.stderr
     assert "Traceback" not in refused.stderr and not target.exists()
-    allowed = cli(["sql", "-d", docs, "--allow-write", statement])
+    elsewhere = cli(["sql", "-d", docs, "--allow-write", statement])  # writes go only where the command names
+    assert elsewhere.returncode == 1 and "Permission Error" in elsewhere.stderr and "--allow-read" in elsewhere.stderr
+    assert not target.exists()
+    allowed = cli(["sql", "-d", docs, "--allow-write", "--allow-read", str(tmp_path), statement])
     assert allowed.returncode == 0, allowed.stderr
     assert len(target.read_text().splitlines()) == 301
 
@@ -355,4 +370,94 @@ def test_zstd_compressed_corpus(conformance, tmp_path):
     expected = read_jsonl(provided / "attributes/sample/000.json.gz")
     assert [(r["id"], r["row"], r["score"]) for r in rows] == [
         (doc["id"], line, doc["attributes"]["sample__random_number_v1__random"][0][2]) for line, doc in enumerate(expected, start=1)
+    ]
+
+
+# ------------------------------------------------------------------------------ issue 17: sql agrees with the other commands
+def test_a_malformed_line_is_named_by_its_own_number(tmp_path):
+    """DuckDB names the line after a malformed one; sql names the line itself, as mix, tag and dedupe do."""
+    documents = [{"id": str(number), "text": f"text {number}", "source": "t"} for number in range(1, 61)]
+    write_jsonl(tmp_path / "documents" / "000.jsonl.gz", documents)
+    lines = [json.dumps(doc).encode() for doc in documents]
+    lines[41] = b'{"id": "42", "text": "latin-1 \xe9t\xe9", "source": "t"}'
+    (tmp_path / "documents" / "001.jsonl.gz").write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    result = cli(["sql", "-d", str(tmp_path / "documents/*.gz"), "SELECT count(text) FROM documents"])
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{tmp_path / 'documents' / '001.jsonl.gz'}:42: invalid UTF-8" in " ".join(result.stderr.split()), result.stderr
+
+
+def test_a_document_larger_than_duckdbs_json_limit_is_read(tmp_path):
+    """DuckDB's reader accepts 16 MiB lines by default; sql raises its limit when a corpus needs it, as the other commands read any size."""
+    documents = [{"id": "small", "text": "a", "source": "t"}, {"id": "large", "text": "x" * (40 << 20), "source": "t"}]
+    write_jsonl(tmp_path / "documents" / "000.jsonl.gz", documents)
+    query = "SELECT id, length(text) AS n FROM documents ORDER BY n"
+    shown = cli(["sql", "-d", str(tmp_path / "documents/*.gz"), query])
+    assert shown.returncode == 0, shown.stderr
+    assert "41943040" in shown.stdout
+    exported = cli(["sql", "-d", str(tmp_path / "documents/*.gz"), "--format", "json", query])
+    assert [json.loads(line) for line in exported.stdout.splitlines()] == [{"id": "small", "n": 1}, {"id": "large", "n": 40 << 20}], exported.stderr
+
+
+def test_a_zero_byte_gzip_file_is_an_empty_file(tmp_path):
+    documents = [{"id": str(number), "text": "t", "source": "t"} for number in range(3)]
+    write_jsonl(tmp_path / "documents" / "000.jsonl.gz", documents)
+    write_set(tmp_path, "a", documents, lambda doc: {"a__k": [[0, 1, 1.0]]})
+    for empty in ("documents/001.jsonl.gz", "attributes/a/001.jsonl.gz"):
+        (tmp_path / empty).touch()
+    query = "SELECT (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM attributes) AS attributes, (SELECT count(*) FROM spans) AS spans"
+    result = cli(["sql", "-d", str(tmp_path / "documents/*.gz"), "--format", "json", query])
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"documents": 3, "attributes": 3, "spans": 3}
+    alone = cli(["sql", "-d", str(tmp_path / "documents/001.jsonl.gz"), "-a", "", "--format", "csv", "SELECT count(*) AS n FROM documents"])
+    assert alone.stdout.split() == ["n", "0"], alone.stderr
+
+
+def test_a_span_key_a_row_lacks_is_an_empty_list(tmp_path):
+    """pii_regex_v1 writes no key for a document without matches: that document has no spans ([]), not an unknown number (NULL)."""
+    documents = [{"id": str(number), "text": "t", "source": "t"} for number in range(14)]
+    write_jsonl(tmp_path / "documents" / "000.jsonl.gz", documents)
+    write_set(tmp_path, "pii", documents, lambda doc: {"EMAIL": [[0, 1, 1.0]]} if doc["id"] == "3" else {"PHONE": []} if doc["id"] == "5" else {})
+    connection = connection_for(str(tmp_path / "documents/*.gz"))
+    share = connection.sql("SELECT avg((len(EMAIL) + len(PHONE) > 0)::INT) FROM attributes").fetchall()[0][0]
+    assert share == pytest.approx(1 / 14)
+    assert connection.sql("SELECT count(*) FROM attributes WHERE EMAIL = [] AND PHONE = []").fetchall() == [(13,)]
+
+
+def test_sets_writing_the_same_key_keep_their_values_apart(tmp_path):
+    documents = [{"id": str(number), "text": "t", "source": "t"} for number in range(2)]
+    write_jsonl(tmp_path / "documents" / "000.jsonl.gz", documents)
+    write_set(tmp_path, "old", documents, lambda doc: {"x__quality": [[0, 1, 0.1]], "x__only_old": [[0, 1, 0.5]]})
+    write_set(tmp_path, "new", documents, lambda doc: {"x__quality": [[0, 1, 0.9]]})
+    connection = connection_for(str(tmp_path / "documents/*.gz"))
+    relation = connection.sql("SELECT * FROM attributes")
+    assert relation.columns == ["id", "file", "row", "new__x__quality", "x__only_old", "old__x__quality"]
+    scores = connection.sql("SELECT DISTINCT old__x__quality[1].score, new__x__quality[1].score FROM attributes").fetchall()
+    assert scores == [(0.1, 0.9)]
+    spans = connection.sql('SELECT "set", attribute, score, count(*) FROM spans GROUP BY ALL ORDER BY ALL').fetchall()
+    assert spans == [("new", "x__quality", 0.9, 2), ("old", "x__only_old", 0.5, 2), ("old", "x__quality", 0.1, 2)]
+
+
+def test_qualified_columns_that_still_clash_are_a_config_error(tmp_path):
+    documents = [{"id": "0", "text": "t", "source": "t"}]
+    write_jsonl(tmp_path / "documents" / "000.jsonl.gz", documents)
+    write_set(tmp_path, "a", documents, lambda doc: {"k": 1})
+    write_set(tmp_path, "b", documents, lambda doc: {"k": 2, "a__k": 3})
+    with pytest.raises(ConfigError, match="a__k"):
+        discover([str(tmp_path / "documents/*.gz")])
+
+
+def test_recipe_span_macros_work_in_sql(tmp_path):
+    """score, max_score and span_count, as recipe filters (syntax: sql) have them, over attribute columns and tagger output."""
+    documents = [{"id": "0", "text": "four", "source": "t"}, {"id": "1", "text": "seven!!", "source": "t"}]
+    write_jsonl(tmp_path / "documents" / "000.jsonl.gz", documents)
+    write_set(tmp_path, "s", documents, lambda doc: {"s__k": [[0, 1, 0.2], [1, 2, 0.7]]} if doc["id"] == "0" else {})
+    query = (
+        "SELECT id, score(s__k) AS first, max_score(s__k) AS top, span_count(s__k) AS spans, "
+        "score(char_length_v1(text)->'$.length') AS length FROM attributes JOIN documents USING (id) ORDER BY id"
+    )
+    result = cli(["sql", "-d", str(tmp_path / "documents/*.gz"), "--format", "json", query])
+    assert result.returncode == 0, result.stderr
+    assert [json.loads(line) for line in result.stdout.splitlines()] == [
+        {"id": "0", "first": 0.2, "top": 0.7, "spans": 2, "length": 4.0},
+        {"id": "1", "first": None, "top": None, "spans": 0, "length": 7.0},
     ]

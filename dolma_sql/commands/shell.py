@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from dolma_sql.commands.sql import split_names
+from dolma_sql.commands.sql import ALLOW_READ_HELP, ALLOW_WRITE_HELP, split_names
 
 
 def register(app: typer.Typer) -> None:
@@ -20,12 +20,15 @@ def register(app: typer.Typer) -> None:
             None, "--database", help="Save the views into this DuckDB file (any DuckDB client of the same version can open it), or reopen it."
         ),
         max_rows: int = typer.Option(40, "--max-rows", help="Rows shown per result."),
-        allow_write: bool = typer.Option(False, "--allow-write", help="Allow statements that write (COPY, CREATE, ATTACH, INSTALL, SET, ...)."),
+        allow_read: Optional[list[str]] = typer.Option(None, "--allow-read", help=ALLOW_READ_HELP),
+        allow_write: bool = typer.Option(False, "--allow-write", help=ALLOW_WRITE_HELP),
         processes: Optional[int] = typer.Option(None, "--processes", help="DuckDB threads (default: all cores)."),
     ) -> None:
         """Explore documents and attributes interactively with SQL."""
+        from dolma_sql.query import open_sandboxed
         from dolma_sql.shell import Shell
-        from dolma_sql.views import open_views
 
-        connection, corpus = open_views(documents, split_names(attributes), database=database, threads=processes)
+        connection, corpus = open_sandboxed(
+            documents, split_names(attributes), database=database, threads=processes, allow_write=allow_write, allow_read=allow_read or ()
+        )
         Shell(connection, corpus, allow_write=allow_write, max_rows=max_rows).run()

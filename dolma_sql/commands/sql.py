@@ -6,6 +6,12 @@ from typing import Optional
 
 import typer
 
+ALLOW_READ_HELP = (
+    "Let SQL read this file, or any file under this folder, besides the corpus (repeatable). With --allow-write, also write there"
+    " (replacing a file takes its folder: DuckDB writes beside it first)."
+)
+ALLOW_WRITE_HELP = "Allow statements that write (COPY, CREATE, ATTACH, ...), to the --database file and --allow-read paths only."
+
 
 def split_names(values: list[str] | None) -> list[str] | None:
     """``--attributes a --attributes b,c`` -> ``[a, b, c]`` (None when the option is absent)."""
@@ -26,20 +32,23 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", "-f", help="table, csv, json (lines) or parquet."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the result here (csv/json compressed by .gz/.zst)."),
         max_rows: int = typer.Option(40, "--max-rows", help="Rows shown by --format table."),
-        allow_write: bool = typer.Option(False, "--allow-write", help="Allow statements that write (COPY, CREATE, ATTACH, INSTALL, SET, ...)."),
+        allow_read: Optional[list[str]] = typer.Option(None, "--allow-read", help=ALLOW_READ_HELP),
+        allow_write: bool = typer.Option(False, "--allow-write", help=ALLOW_WRITE_HELP),
         processes: Optional[int] = typer.Option(None, "--processes", help="DuckDB threads (default: all cores)."),
     ) -> None:
         """Query documents and attributes with SQL, without copying them."""
         from rich.console import Console
 
-        from dolma_sql.query import execute, export, print_table
-        from dolma_sql.views import open_views
+        from dolma_sql.query import execute, export, export_scratch, open_sandboxed, print_table
 
-        connection, corpus = open_views(documents, split_names(attributes), database=database, threads=processes)
-        relation = execute(connection, query, corpus=corpus, allow_write=allow_write)
-        if relation is None:
-            return
-        if fmt == "table" and output is None:
-            print_table(relation, Console(), corpus, max_rows)
-        else:
-            export(connection, relation, "csv" if fmt == "table" else fmt, output, corpus)
+        with export_scratch(fmt, output) as scratch:
+            connection, corpus = open_sandboxed(
+                documents, split_names(attributes), database=database, threads=processes, allow_write=allow_write, allow_read=allow_read or (), scratch=scratch
+            )
+            relation = execute(connection, query, corpus=corpus, allow_write=allow_write)
+            if relation is None:
+                return
+            if scratch is None:
+                print_table(connection, relation, Console(), corpus, max_rows)
+            else:
+                export(connection, relation, fmt, output, corpus, scratch)

@@ -136,7 +136,7 @@ class SqlPredicateCompiler:
                 value = doc.value(path)
                 return J.as_string(value) if path[0] in STRING_FIELDS else value
             if isinstance(node, exp.Anonymous) and node.name.lower() in MACROS:
-                return self._macro(node.name.lower(), self._bind(node.expressions[0], doc))
+                return span_macro(node.name.lower(), self._bind(node.expressions[0], doc))
             return node
 
         return tree.transform(bind)
@@ -153,13 +153,6 @@ class SqlPredicateCompiler:
                 return inner + (key.this,)
         return None
 
-    def _macro(self, name: str, spans: exp.Expression) -> exp.Expression:
-        if name == "score":
-            return J.as_double(J.fn("json_extract", spans, J.lit("$[0][2]")))
-        if name == "max_score":
-            return J.fn("list_max", exp.TryCast(this=J.fn("json_extract", spans, J.lit("$[*][2]")), to=exp.DataType.build("DOUBLE[]")))
-        return J.coalesce(J.fn("json_array_length", spans), J.lit(0))
-
     def _check_types(self) -> None:
         """Bind the predicate alone against an empty ``batch`` so type errors name the rule."""
         doc = Document(self.doc.n_attribute_sets)
@@ -175,3 +168,12 @@ class SqlPredicateCompiler:
             raise self.fail(f"invalid SQL filter: {str(error).splitlines()[0]}", position=0) from None
         finally:
             connection.close()
+
+
+def span_macro(name: str, spans: exp.Expression) -> exp.Expression:
+    """One of ``MACROS`` applied to ``spans``, a JSON list of [start, end, score]; ``sql`` and ``shell`` define theirs from it too."""
+    if name == "score":
+        return J.as_double(J.fn("json_extract", spans, J.lit("$[0][2]")))
+    if name == "max_score":
+        return J.fn("list_max", exp.TryCast(this=J.fn("json_extract", spans, J.lit("$[*][2]")), to=exp.DataType.build("DOUBLE[]")))
+    return J.coalesce(J.fn("json_array_length", spans), J.lit(0))

@@ -9,7 +9,7 @@ writes them.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -121,23 +121,31 @@ def _int_text(values: np.ndarray) -> pa.Array:
     return pc.cast(pa.array(values, pa.int64()), pa.large_string())
 
 
-def encode_attribute_fields(n_rows: int, keyed: Sequence[tuple[str, Spans, bool]]) -> pa.Array:
+def rounded_scores(scores: np.ndarray) -> pa.Array:
+    """Scores as taggers write them: rounded to 5 decimals, in msgspec's float text."""
+    return format_floats(round_scores(scores))
+
+
+def encode_attribute_fields(
+    n_rows: int, keyed: Sequence[tuple[str, Spans, bool | np.ndarray]], *, score_text: Callable[[np.ndarray], pa.Array] = rounded_scores
+) -> pa.Array:
     """The ``attributes`` object of each row as JSON text.
 
     ``keyed`` lists ``(key, spans, always)`` in key order; a key with no span in a row is left
-    out of that row unless ``always`` (a tagger default), which writes ``"key":[]``.
+    out of that row unless ``always`` (a tagger default; or, per row, a boolean array), which writes
+    ``"key":[]``. ``score_text`` writes the scores (dedupe writes dolma's deduper's: ``1`` for a whole match).
     """
     pieces = []
     for key, spans, always in keyed:
-        if not len(spans) and not always:
+        if not len(spans) and not np.any(always):
             continue
         counts = spans.per_row(n_rows)
         offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        items = _concat("[", _int_text(spans.starts), ",", _int_text(spans.ends), ",", format_floats(round_scores(spans.scores)), "]")
+        items = _concat("[", _int_text(spans.starts), ",", _int_text(spans.ends), ",", score_text(spans.scores), "]")
         joined = pc.binary_join(pa.LargeListArray.from_arrays(pa.array(offsets), items), _lit(","))
         piece = _concat("," + json.dumps(key) + ":[", joined, "]")
-        if not always:
-            piece = pc.if_else(pa.array(counts > 0), piece, _lit(""))
+        if always is not True:
+            piece = pc.if_else(pa.array((counts > 0) | always), piece, _lit(""))
         pieces.append(piece)
     if not pieces:
         return pa.array(["{}"] * n_rows, pa.large_string())
@@ -161,7 +169,15 @@ def json_strings(values: pa.Array) -> pa.Array:
 
 def encode_rows(ids: pa.Array, attributes: pa.Array, sources: pa.Array) -> bytes:
     """``{"id":…,"attributes":{…},"source":…}\\n`` per row (dolma's field order), as one byte string."""
-    lines = _concat('{"id":', json_strings(ids), ',"attributes":', attributes, ',"source":', json_strings(sources), "}\n")
+    return encode_objects([("id", json_strings(ids)), ("attributes", attributes), ("source", json_strings(sources))])
+
+
+def encode_objects(fields: Sequence[tuple[str, pa.Array]]) -> bytes:
+    """One JSON object per row and line, from JSON-text columns in key order, as one byte string."""
+    parts: list = []
+    for index, (key, values) in enumerate(fields):
+        parts += [("{" if index == 0 else ",") + json.dumps(key) + ":", values]
+    lines = _concat(*parts, "}\n")
     return bytes(line_bytes(lines)) if len(lines) else b""
 
 

@@ -32,9 +32,10 @@ def fingerprint(options: Any) -> str:
 class Ledger:
     """Which units of ``command`` with ``options`` are finished; a unit is known by its ``key``, its main output's URL."""
 
-    def __init__(self, command: str, options: Any) -> None:
+    def __init__(self, command: str, options: Any, *, rename: bool = True) -> None:
         self.command = command
         self.fingerprint = fingerprint(options)
+        self.rename = rename  # False beside outputs on a volume that cannot rename (see storage.staged)
 
     def record_url(self, key: str) -> str:
         return urls.join(urls.parent(key), LEDGER_FOLDER, f"{urls.name(key)}.{self.command}.{self.fingerprint}{RECORD_SUFFIX}")
@@ -53,7 +54,15 @@ class Ledger:
 
     def record(self, key: str, counters: dict[str, float]) -> None:
         """Record that the unit writing ``key`` finished (after its outputs were committed)."""
-        storage.write_bytes(self.record_url(key), msgspec.json.encode({"command": self.command, "output": key, "counters": counters}))
+        record = msgspec.json.encode({"command": self.command, "output": key, "counters": counters})
+        storage.write_bytes(self.record_url(key), record, rename=self.rename)
+
+    def counters(self, key: str) -> dict[str, float] | None:
+        """The counters recorded for ``key`` (``None`` without a record)."""
+        try:
+            return msgspec.json.decode(urls.read_bytes(self.record_url(key)))["counters"]
+        except FileNotFoundError:
+            return None
 
     def forget_other_options(self, keys: Iterable[str]) -> None:
         """Remove the records of ``keys`` made with other options (before their units run with these), so

@@ -157,9 +157,9 @@ def _upload(temp: str, url: str) -> None:
     fs.put_file(temp, path)
 
 
-def write_bytes(url: str, data: bytes, *, staging: str | None = None) -> None:
+def write_bytes(url: str, data: bytes, *, staging: str | None = None, rename: bool = True) -> None:
     """Write a small file whole (a report, a manifest, a ledger record) under the commit protocol."""
-    with output(url, codec="", staging=staging) as handle:
+    with output(url, codec="", staging=staging, rename=rename) as handle:
         handle.write(data)
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from dolma_sql import dedupe
 from dolma_sql.config import load_config
+from dolma_sql.config.dedupe import DeduperConfig
+from dolma_sql.runtime.executors import build_executor
 
 
 def write_corpus(root: Path, files: dict[str, list[dict]]) -> None:
@@ -32,8 +34,10 @@ def flags(root: Path, *extra: str, paragraphs: bool = True, bloom: str | None = 
 
 
 def run(args: list[str]) -> dedupe.Report:
-    config = load_config(dedupe.DeduperConfig, config_file=None, flags=args)
-    return dedupe.run(config)
+    """Run dedupe in-process with dolma's flags, on the executor they ask for."""
+    config = load_config(DeduperConfig, config_file=None, flags=args)
+    with build_executor(config.executor.kind, processes=config.processes) as executor:
+        return dedupe.run(config, executor=executor, quiet=True)
 
 
 def run_cli(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import SHARED
 from dedupe_helpers import read_attributes, run
-from dolma_sql.dedupe import WORD_PATTERN
+from dolma_sql.text import WORD_PATTERN
 
 
 @pytest.fixture(scope="module")

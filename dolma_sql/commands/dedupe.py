@@ -4,16 +4,14 @@
     dolma-sql dedupe --documents 'wiki/documents/*.gz' --dedupe.paragraphs.attribute_name bff_duplicate_paragraph_spans \\
         --dedupe.skip_empty --bloom_filter.file f.bin --no-bloom_filter.read_only \\
         --bloom_filter.estimated_doc_count 6_000_000 --bloom_filter.desired_false_positive_rate 0.0001 --processes 4
-    dolma-sql -c dedupe.yaml dedupe --exact --report report.json
+    dolma-sql -c dedupe.yaml dedupe --exact --report report.json --executor serial
 """
 
 from __future__ import annotations
 
-import json
-
 import typer
 
-from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.commands import DOLMA_FLAGS, command_config, command_executor
 
 
 def register(app: typer.Typer) -> None:
@@ -25,19 +23,19 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Mark duplicate documents or paragraphs as attributes (dolma's dedupe options, as dotted flags)."""
         from dolma_sql import dedupe
-        from dolma_sql.storage import output
+        from dolma_sql.config.dedupe import DeduperConfig
+        from dolma_sql.dedupe.extract import extract_file
 
-        config = command_config(ctx, dedupe.DeduperConfig)
-        if exact and config.dedupe is not None:
-            config.dedupe.mode = "exact"
-        if config.dryrun:  # validate everything, list what would be written, touch nothing
-            dedupe.resolve_settings(config, config.processes)
+        if exact:
+            ctx.args[:] = [*ctx.args, "--dedupe.mode", "exact"]
+        if report:
+            ctx.args[:] = [*ctx.args, "--report", report]
+        config = command_config(ctx, DeduperConfig)
+        if config.dryrun:  # validated; list what would be written, touch nothing
             for job in dedupe.plan_files(config):
                 typer.echo(f"{job.path} -> {job.attributes}")
             return
-        result = dedupe.run(config)
+        with command_executor(config) as executor:
+            executor.prepare(extract_file.__module__)
+            result = dedupe.run(config, executor=executor)
         dedupe.print_report(result)
-        target = report or config.report
-        if target:
-            with output(target) as writer:
-                writer.write(json.dumps(result.as_dict(), indent=1).encode() + b"\n")

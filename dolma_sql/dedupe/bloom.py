@@ -22,8 +22,8 @@ key it inserted the first time as a duplicate. Here:
   batch is a duplicate, and bits inserted by one chunk are seen by the next. (Inside one chunk of
   :data:`CHUNK` keys, bits set by a *different* earlier key are not consulted, which can only
   remove a false positive, never add a false negative.)
-- **Journal**: the filter records which input files it holds (path, size, attribute file), so a
-  rerun skips what is done instead of marking it all duplicate, and checkpoints are consistent.
+- **Resume**: the filter holds only bits and the number of keys inserted; which input files it
+  holds is in the run's ledger (see :mod:`dolma_sql.dedupe.bloom_run`).
 
 File format (all integers little-endian), version 1::
 
@@ -31,8 +31,7 @@ File format (all integers little-endian), version 1::
     offset 8   u32       format version (1)
     offset 12  u32       header length H in bytes
     offset 16  H bytes   UTF-8 JSON header: {"layout": "blocked512", "num_bits", "num_hashes",
-                         "num_words", "hash_scheme", "canary", "inserted",
-                         "journal": [{"path", "size", "attributes"}]}
+                         "num_words", "hash_scheme", "canary", "inserted"}
                pad       zero bytes up to a multiple of 8
                8*W bytes the bit array as W u64 words (block j is words 8j..8j+7)
                u64       xxh3_64 checksum of the word bytes
@@ -45,16 +44,18 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import psutil
 import xxhash
 
-from dolma_sql.text import fmix64
+from dolma_sql import storage
 from dolma_sql.errors import ConfigError, InputError
+from dolma_sql.storage import urls
+from dolma_sql.storage.commit import remove_temps
+from dolma_sql.text import fmix64
 
 MAGIC = b"DSQLBLM\x00"
 VERSION = 1
@@ -139,13 +140,8 @@ def hashes_for_rate(false_positive_rate: float) -> int:
 
 
 def plan_size(*, size_in_bytes: int, estimated_count: int, false_positive_rate: float) -> Size:
-    """Bits and hash functions from dolma's three knobs (see the module docstring)."""
+    """Bits and hash functions from dolma's three knobs (see the module docstring; the config checked their ranges)."""
     rate_target = false_positive_rate
-    if size_in_bytes < 0 or estimated_count < 0 or rate_target < 0 or rate_target >= 1:
-        raise ConfigError(
-            "bloom_filter sizes must be non-negative and desired_false_positive_rate below 1",
-            path="bloom_filter",
-        )
     cap = hashes_for_rate(rate_target) if rate_target > 0 else MAX_HASHES
     if size_in_bytes > 0:
         num_bits = max(BLOCK_BITS, (size_in_bytes * 8) // BLOCK_BITS * BLOCK_BITS)
@@ -195,7 +191,6 @@ class BloomFilter:
     hash_scheme: str
     canary: list[int]
     inserted: int = 0
-    journal: list[dict] = field(default_factory=list)
 
     # ------------------------------------------------------------------ construction and files
     @classmethod
@@ -205,58 +200,46 @@ class BloomFilter:
         return cls(words, size.num_bits, size.num_hashes, hash_scheme, list(canary))
 
     @classmethod
-    def load(cls, path: str, *, read_only: bool) -> BloomFilter:
-        """Read and verify a filter file; ``read_only`` maps the bits instead of copying them."""
+    def load(cls, url: str, *, read_only: bool) -> BloomFilter:
+        """Read and verify a filter file; ``read_only`` maps a local file's bits instead of copying them."""
         try:
-            handle = open(path, "rb")
+            handle = storage.open_input(url)
         except OSError as error:
-            raise InputError(f"cannot open the Bloom filter: {error.strerror or error}", path=path) from None
+            raise InputError(f"cannot open the Bloom filter: {error.strerror or error}", path=url) from None
         with handle:
-            prefix = handle.read(16)
-            if prefix[:4] == UPSTREAM_MAGIC:
-                raise InputError(
-                    "this is a Bloom filter written by upstream dolma; its bits depend on randomly seeded "
-                    "ahash hashers and cannot be read by dolma-sql",
-                    path=path,
-                    hint="rebuild the filter with dolma-sql (run the dedupe again with a new bloom_filter.file)",
-                )
-            if len(prefix) < 16 or prefix[:8] != MAGIC:
-                raise InputError("not a dolma-sql Bloom filter (bad magic number)", path=path,
-                                 hint="point bloom_filter.file at a filter written by dolma-sql, or at a path that does not exist yet")
-            version, header_length = struct.unpack("<II", prefix[8:16])
-            if version != VERSION:
-                raise InputError(f"Bloom filter format version {version} is not supported (this dolma-sql reads {VERSION})", path=path)
+            header_length, header = _read_header(handle, url)
             try:
-                header = json.loads(handle.read(header_length))
                 num_words = int(header["num_words"])
                 if header.get("layout") != LAYOUT:
                     raise ValueError(f"unknown layout {header.get('layout')!r}")
                 num_bits, num_hashes = int(header["num_bits"]), int(header["num_hashes"])
             except (ValueError, KeyError, TypeError) as error:
-                raise InputError(f"corrupt Bloom filter header ({error})", path=path) from None
+                raise InputError(f"corrupt Bloom filter header ({error})", path=url) from None
             data_offset = _data_offset(header_length)
             expected_size = data_offset + num_words * 8 + 8
-            actual_size = os.fstat(handle.fileno()).st_size
+            actual_size = urls.size(url)
             if actual_size != expected_size or num_bits != num_words * 64 or num_words % BLOCK_WORDS or not 1 <= num_hashes <= MAX_HASHES:
                 raise InputError(
                     f"corrupt or truncated Bloom filter (file has {actual_size:,} bytes, header implies {expected_size:,})",
-                    path=path,
+                    path=url,
                     hint="delete it and rerun the dedupe to rebuild it",
                 )
-        if read_only:
-            words = np.memmap(path, dtype="<u8", mode="r", offset=data_offset, shape=(num_words,))
-        else:
-            check_memory(num_words * 8, what=f"loading {path}")
-            words = np.fromfile(path, dtype="<u8", count=num_words, offset=data_offset)
-        checksum = np.fromfile(path, dtype="<u8", count=1, offset=data_offset + num_words * 8)[0]
-        if int(checksum) != xxhash.xxh3_64_intdigest(memoryview(words).cast("B")):
-            raise InputError("Bloom filter checksum mismatch (the file is corrupt)", path=path,
-                             hint="delete it and rerun the dedupe to rebuild it")
-        return cls(np.asarray(words), num_bits, num_hashes, str(header.get("hash_scheme")), list(header.get("canary", [])),
-                   int(header.get("inserted", 0)), list(header.get("journal", [])))
+            local = urls.local_path(url)
+            if read_only and local is not None:
+                words = np.memmap(local, dtype="<u8", mode="r", offset=data_offset, shape=(num_words,))
+            else:
+                check_memory(num_words * 8, what=f"loading {url}")
+                words = np.empty(num_words, dtype="<u8")
+                handle.seek(data_offset)
+                handle.readinto(memoryview(words).cast("B"))
+            handle.seek(data_offset + num_words * 8)
+            checksum = struct.unpack("<Q", handle.read(8))[0]
+        if checksum != xxhash.xxh3_64_intdigest(memoryview(words).cast("B")):
+            raise InputError("Bloom filter checksum mismatch (the file is corrupt)", path=url, hint="delete it and rerun the dedupe to rebuild it")
+        return cls(np.asarray(words), num_bits, num_hashes, str(header.get("hash_scheme")), list(header.get("canary", [])), int(header.get("inserted", 0)))
 
-    def save(self, path: str) -> None:
-        """Write atomically (``path.tmp`` then rename), so a crash leaves the previous checkpoint intact."""
+    def save(self, url: str, *, staging: str | None = None, rename: bool = True) -> None:
+        """Write under the commit protocol, so a crash leaves the previous checkpoint intact."""
         header = json.dumps(
             {
                 "layout": LAYOUT,
@@ -266,19 +249,16 @@ class BloomFilter:
                 "hash_scheme": self.hash_scheme,
                 "canary": self.canary,
                 "inserted": self.inserted,
-                "journal": self.journal,
             },
             sort_keys=True,
         ).encode()
-        tmp = path + ".tmp"
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         words = np.ascontiguousarray(self.words, dtype="<u8")
-        with open(tmp, "wb") as handle:
+        remove_temps(url)  # of a writer killed before it committed
+        with storage.staged(url, staging=staging, rename=rename) as temp, open(temp, "wb") as handle:
             handle.write(MAGIC + struct.pack("<II", VERSION, len(header)) + header)
             handle.write(b"\x00" * (_data_offset(len(header)) - 16 - len(header)))
             words.tofile(handle)
             handle.write(struct.pack("<Q", xxhash.xxh3_64_intdigest(memoryview(words).cast("B"))))
-        os.replace(tmp, path)
 
     # ------------------------------------------------------------------ membership
     def _blocks_and_masks(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -336,6 +316,31 @@ def first_occurrences(keys: np.ndarray) -> np.ndarray:
     first = np.empty(len(keys), dtype=bool)
     first[order] = first_sorted
     return first
+
+
+def _read_header(handle, url: str) -> tuple[int, dict]:
+    """The header's length and content, after the magic number and version are checked."""
+    prefix = handle.read(16)
+    if prefix[:4] == UPSTREAM_MAGIC:
+        raise InputError(
+            "this is a Bloom filter written by upstream dolma; its bits depend on randomly seeded "
+            "ahash hashers and cannot be read by dolma-sql",
+            path=url,
+            hint="rebuild the filter with dolma-sql (run the dedupe again with a new bloom_filter.file)",
+        )
+    if len(prefix) < 16 or prefix[:8] != MAGIC:
+        raise InputError(
+            "not a dolma-sql Bloom filter (bad magic number)",
+            path=url,
+            hint="point bloom_filter.file at a filter written by dolma-sql, or at a path that does not exist yet",
+        )
+    version, header_length = struct.unpack("<II", prefix[8:16])
+    if version != VERSION:
+        raise InputError(f"Bloom filter format version {version} is not supported (this dolma-sql reads {VERSION})", path=url)
+    try:
+        return header_length, json.loads(handle.read(header_length))
+    except ValueError as error:
+        raise InputError(f"corrupt Bloom filter header ({error})", path=url) from None
 
 
 def _data_offset(header_length: int) -> int:

@@ -1,0 +1,182 @@
+"""The dedupe config: dolma 1.2.1's ``DeduperConfig``, typed and validated before any work starts.
+
+Every dolma dedupe config (JSON or YAML, or dolma's dotted flags) loads unchanged. Beyond dolma:
+``dedupe.mode`` (``bloom`` or ``exact``), ``dedupe.lineage`` (exact mode's table),
+``bloom_filter.checkpoint_seconds``, ``report`` and ``executor``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import msgspec
+
+from dolma_sql.config.shared import CompressionConfig, Config, ExecutorConfig, WorkDirConfig
+from dolma_sql.errors import ConfigError
+from dolma_sql.storage import urls
+
+
+class DocumentDedupeConfig(Config):
+    attribute_name: str
+    key: str
+
+
+class NgramDedupeConfig(Config):
+    ngram_length: int = 0
+    stride: int = 0
+    overlap_threshold: float = 1.0
+    skip_short_paragraphs: bool = False
+
+
+class ParagraphDedupeConfig(Config):
+    attribute_name: str
+    paragraph_separator: str = "\n"
+    by_ngram: NgramDedupeConfig | None = None
+
+
+class DedupeConfig(Config):
+    """dolma's ``DedupeConfig`` plus ``mode`` (``bloom`` or ``exact``) and ``lineage`` (exact mode's table)."""
+
+    name: str | None = None
+    documents: DocumentDedupeConfig | None = None
+    paragraphs: ParagraphDedupeConfig | None = None
+    skip_empty: bool = False
+    min_length: int = 0
+    min_words: int = 0
+    num_partitions: int = 1
+    partition_index: int = 0
+    file_partition: bool = False
+    document_dir: str = "documents"
+    mode: Literal["bloom", "exact"] = "bloom"
+    lineage: str | None = None
+
+    def attribute_name(self) -> str:
+        """The attribute key written, with the partition suffix dolma adds (``_<index>``)."""
+        return (self.documents or self.paragraphs).attribute_name + self.partition_suffix()
+
+    def attribute_set(self) -> str:
+        """The folder name under ``attributes/`` (``name``, else the attribute name), with the partition suffix."""
+        return (self.name or (self.documents or self.paragraphs).attribute_name) + self.partition_suffix()
+
+    def partition_suffix(self) -> str:
+        return f"_{self.partition_index}" if self.num_partitions > 1 else ""
+
+    def key_path(self) -> tuple[str, ...]:
+        """The field names leading to the deduplicated string (``("text",)`` in paragraph mode)."""
+        return parse_key_path(self.documents.key) if self.documents else ("text",)
+
+    def ngrams(self) -> NgramDedupeConfig:
+        return (self.paragraphs.by_ngram if self.paragraphs else None) or NgramDedupeConfig()
+
+
+class BloomFilterConfig(Config):
+    """dolma's ``BloomFilterConfig``; ``checkpoint_seconds``: how often a growing filter is saved
+    (with the ledger records of the files it holds). ``DOLMA_SQL_CHECKPOINT_SECONDS`` overrides it."""
+
+    file: str | None = None
+    read_only: bool | None = None
+    size_in_bytes: int = 0
+    estimated_doc_count: int = 0
+    desired_false_positive_rate: float = 0.0
+    checkpoint_seconds: float = 120.0
+
+
+class DeduperConfig(Config):
+    """dolma's ``DeduperConfig`` plus ``report`` (a JSON file for the run's statistics) and ``executor``.
+
+    ``is_s3_volume``: the destination is a mounted object store that cannot rename files, so every
+    output is written whole in ``work_dir.output`` (or the system temp folder) and copied in place.
+    """
+
+    dedupe: DedupeConfig | None = None
+    documents: list[str] = []
+    bloom_filter: BloomFilterConfig = msgspec.field(default_factory=BloomFilterConfig)
+    processes: int = 1
+    executor: ExecutorConfig = msgspec.field(default_factory=ExecutorConfig)
+    work_dir: WorkDirConfig = msgspec.field(default_factory=WorkDirConfig)
+    compression: CompressionConfig = msgspec.field(default_factory=CompressionConfig)
+    is_s3_volume: bool = False
+    dryrun: bool = False
+    report: str | None = None
+
+    def validate(self) -> DeduperConfig:
+        dedupe = self.dedupe
+        if dedupe is None:
+            raise ConfigError("the dedupe section is missing", path="dedupe", hint="set dedupe.documents or dedupe.paragraphs")
+        if (dedupe.documents is None) == (dedupe.paragraphs is None):
+            raise ConfigError(
+                "either dedupe.documents or dedupe.paragraphs must be specified (not both)",
+                path="dedupe",
+                hint="--dedupe.documents.attribute_name A --dedupe.documents.key '$.metadata.url', or --dedupe.paragraphs.attribute_name A",
+            )
+        for field in ("min_length", "min_words"):
+            if getattr(dedupe, field) < 0:
+                raise ConfigError(f"must be >= 0, got {getattr(dedupe, field)}", path=f"dedupe.{field}")
+        if dedupe.num_partitions < 1 or not 0 <= dedupe.partition_index < dedupe.num_partitions:
+            raise ConfigError(
+                f"partition_index {dedupe.partition_index} is not in [0, num_partitions={dedupe.num_partitions})",
+                path="dedupe.partition_index",
+            )
+        ngrams = dedupe.ngrams()
+        if ngrams.ngram_length < 0 or ngrams.stride < 0:
+            raise ConfigError("ngram_length and stride must be >= 0", path="dedupe.paragraphs.by_ngram")
+        if dedupe.paragraphs is not None and dedupe.paragraphs.paragraph_separator == "":
+            raise ConfigError("must not be empty", path="dedupe.paragraphs.paragraph_separator")
+        if dedupe.documents is not None:
+            _check_document_key(dedupe.key_path())
+        if dedupe.mode == "bloom":
+            self._validate_bloom_filter()
+        self.compression.codecs()
+        if self.work_dir.output is not None and not urls.is_local(self.work_dir.output):
+            raise ConfigError("must be a local folder (it holds intermediate tables)", path="work_dir.output")
+        return self
+
+    def _validate_bloom_filter(self) -> None:
+        options = self.bloom_filter
+        if not options.file:
+            raise ConfigError(
+                "bloom_filter.file is required",
+                path="bloom_filter.file",
+                hint="--bloom_filter.file PATH (created if missing), or --exact for exact dedup",
+            )
+        if options.read_only is None:
+            raise ConfigError(
+                "bloom_filter.read_only is required",
+                path="bloom_filter.read_only",
+                hint="--no-bloom_filter.read_only to build/extend the filter, --bloom_filter.read_only to only check against it",
+            )
+        rate = options.desired_false_positive_rate
+        if options.size_in_bytes < 0 or options.estimated_doc_count < 0 or not 0 <= rate < 1:
+            raise ConfigError(
+                "bloom_filter sizes must be non-negative and desired_false_positive_rate below 1",
+                path="bloom_filter",
+            )
+        if options.checkpoint_seconds < 0:
+            raise ConfigError(f"must be >= 0, got {options.checkpoint_seconds}", path="bloom_filter.checkpoint_seconds")
+
+
+_KEY_PART = r"\.([A-Za-z_][\w-]*)|\[('[^']*'|\"[^\"]*\")\]"
+
+
+def parse_key_path(key: str) -> tuple[str, ...]:
+    """``$.metadata.url`` / ``$['metadata']['url']`` -> field names; anything fancier is refused."""
+    match = re.fullmatch(rf"\$((?:{_KEY_PART})+)", key.strip())
+    if not match:
+        raise ConfigError(
+            f"unsupported key {key!r}",
+            path="dedupe.documents.key",
+            hint="use a JSONPath to one field, such as $.id, $.text or $.metadata.url",
+        )
+    return tuple(m.group(1) or m.group(2)[1:-1] for m in re.finditer(_KEY_PART, match.group(1)))
+
+
+def _check_document_key(path: tuple[str, ...]) -> None:
+    if path[0] == "id" and len(path) > 1:
+        raise ConfigError("a key inside the document id is not supported", path="dedupe.documents.key", hint="key on $.id itself")
+    if any("." in name or not name for name in path):
+        raise ConfigError(
+            "a key field name may not be empty or contain '.'",
+            path="dedupe.documents.key",
+            hint="documents are read by dotted field names, such as $.metadata.url",
+        )

@@ -1,0 +1,65 @@
+"""``dedupe``: dolma's deduper (Bloom filter) and an exact mode, both deterministic.
+
+A run plans the input files (:mod:`.plan`), extracts each file's keys in parallel units
+(:mod:`.extract`: :mod:`.keys` in dolma's checking order, :mod:`.fingerprints`, tables in
+:mod:`.intermediates`), resolves the duplicates in input-file order (:mod:`.bloom_run` through the
+filter of :mod:`.bloom`, or :mod:`.exact_run` with DuckDB), writes the attribute files
+(:mod:`.attributes`) and returns its :mod:`.report`. Outputs do not depend on the number of
+processes, the executor, or the order units finish in; a killed run resumes from its ledgers.
+"""
+
+from __future__ import annotations
+
+import time
+
+from dolma_sql import storage
+from dolma_sql.config.dedupe import DeduperConfig
+from dolma_sql.dedupe.plan import FileJob, lineage_url, plan_files, settings_of, work_folder, writing_of
+from dolma_sql.dedupe.report import Report, print_report, write_report
+from dolma_sql.runtime import Executor
+from dolma_sql.runtime.progress import console
+from dolma_sql.storage import urls
+
+__all__ = ["DeduperConfig", "Report", "plan_files", "print_report", "run"]
+
+
+def run(config: DeduperConfig, *, executor: Executor, quiet: bool = False) -> Report:
+    """Deduplicate the documents of ``config`` on ``executor``: write the attribute files (and the Bloom
+    filter, or exact mode's lineage table), the JSON report when ``config.report`` names one, and return the report."""
+    from dolma_sql.dedupe.bloom_run import run_bloom  # here: workers import this package for extract_file alone
+    from dolma_sql.dedupe.exact_run import run_exact
+
+    started = time.perf_counter()
+    settings = settings_of(config)
+    jobs = plan_files(config, warn=_warn)
+    _check_destinations(config, jobs)
+    work = work_folder(config, jobs)
+    if settings.exact:
+        report = run_exact(config, settings, jobs, work, executor, quiet=quiet)
+    else:
+        report = run_bloom(config, settings, jobs, work, executor, quiet=quiet)
+    urls.remove_tree(work)  # kept after a failure: the rerun reuses the files it extracted
+    report.seconds = time.perf_counter() - started
+    if config.report:
+        writing = writing_of(config)
+        write_report(report, config.report, staging=writing.staging, rename=writing.rename)
+    return report
+
+
+def _check_destinations(config: DeduperConfig, jobs: list[FileJob]) -> None:
+    """Fail before any work when an output cannot be written (a volume that cannot rename has no probe)."""
+    if config.is_s3_volume:
+        return
+    folders = {urls.parent(job.attributes): "documents" for job in jobs}
+    if config.dedupe.mode == "exact" and jobs:
+        folders.setdefault(urls.parent(lineage_url(config, jobs)), "dedupe.lineage")
+    elif config.dedupe.mode == "bloom" and not config.bloom_filter.read_only:
+        folders.setdefault(urls.parent(config.bloom_filter.file), "bloom_filter.file")
+    if config.report:
+        folders.setdefault(urls.parent(config.report), "report")
+    for folder, where in folders.items():
+        storage.check_writable(folder, where=where)
+
+
+def _warn(message: str) -> None:
+    console.print(f"[yellow]warning:[/] {message}", highlight=False)

@@ -1,0 +1,149 @@
+"""Extraction, the parallel phase (one unit per input file): read the documents, split paragraphs,
+fingerprint every key, and write the file's intermediate tables in the order dolma checks its keys."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from dolma_sql.config.dedupe import DeduperConfig
+from dolma_sql.dedupe.bloom import first_occurrences
+from dolma_sql.dedupe.fingerprints import fingerprinter
+from dolma_sql.dedupe.intermediates import remove_tables, table_path, table_prefix, write_table
+from dolma_sql.dedupe.keys import BatchKeys, batch_keys
+from dolma_sql.dedupe.plan import FileJob, Settings, ledger_options
+from dolma_sql.formats.attributes import json_strings
+from dolma_sql.formats.documents import iter_document_batches
+from dolma_sql.runtime import Executor, Ledger, run_units
+
+
+@dataclass(frozen=True)
+class ExtractUnit:
+    """One input file to extract; ``key`` is its keys table (the unit's main output), ``size`` its bytes."""
+
+    key: str
+    size: int
+    path: str
+    prefix: str
+    settings: Settings
+    codec: str | None = None
+
+
+def extract_unit(job: FileJob, work: str, settings: Settings, codec: str | None) -> ExtractUnit:
+    prefix = table_prefix(work, job.path, job.size)
+    return ExtractUnit(table_path(prefix, "keys", parquet=settings.exact), job.size, job.path, prefix, settings, codec)
+
+
+def extract_files(
+    config: DeduperConfig,
+    settings: Settings,
+    jobs: list[FileJob],
+    indexes: list[int],
+    work: str,
+    executor: Executor,
+    *,
+    on_file: Callable[[ExtractUnit, FileJob], None] | None = None,
+    quiet: bool = False,
+) -> None:
+    """Extract the files ``indexes`` of ``jobs`` into ``work``, skipping those its ledger has from an earlier run.
+
+    With ``on_file``, each file is handed to it in the parent, in input order, as soon as it and every
+    file before it are extracted (so resolving overlaps with extracting); its tables are removed after.
+    """
+    codec = config.compression.codecs()[0]
+    units = [extract_unit(jobs[index], work, settings, codec) for index in indexes]
+    ledger = Ledger("dedupe-extract", ledger_options(config))
+    extracted = ledger.finished(unit.key for unit in units)
+    in_order = _InOrder(units, [jobs[index] for index in indexes], ledger, on_file)
+    for unit in units:
+        if unit.key in extracted:
+            in_order.extracted(unit)
+    todo = [unit for unit in units if unit.key not in extracted]
+    run_units(extract_file, todo, executor=executor, label="dedupe", ledger=ledger, quiet=quiet, on_result=lambda unit, _: in_order.extracted(unit))
+
+
+class _InOrder:
+    """Hands extracted files to ``on_file`` in input order, then releases their tables."""
+
+    def __init__(self, units: list[ExtractUnit], jobs: list[FileJob], ledger: Ledger, on_file) -> None:
+        self.units, self.jobs, self.ledger, self.on_file = units, jobs, ledger, on_file
+        self.done: set[str] = set()
+        self.next = 0
+
+    def extracted(self, unit: ExtractUnit) -> None:
+        if self.on_file is None:
+            return
+        self.done.add(unit.key)
+        while self.next < len(self.units) and self.units[self.next].key in self.done:
+            ready = self.units[self.next]
+            self.on_file(ready, self.jobs[self.next])
+            self.ledger.forget([ready.key])  # before the tables go: a rerun extracts the file again if it needs it
+            remove_tables(ready.prefix, parquet=ready.settings.exact)
+            self.next += 1
+
+
+def extract_file(unit: ExtractUnit) -> dict[str, float]:
+    """Extract one input file: documents, units and key fingerprints, in dolma's checking order."""
+    settings = unit.settings
+    hasher = fingerprinter(exact=settings.exact, threads=settings.threads)
+    accumulator = _Accumulator()
+    for ids, keys in document_keys(unit.path, settings, unit.codec):
+        accumulator.add(ids, batch_keys(keys, settings, hasher))
+    return accumulator.write(unit.prefix, hasher.lanes)
+
+
+def document_keys(path: str, settings: Settings, codec: str | None) -> Iterator[tuple[pa.Array, pa.Array]]:
+    """Per batch of documents: the ids as JSON text (``null`` where missing) and the key strings."""
+    if settings.key_path == ("id",):
+        for batch in iter_document_batches(path, fields=("id",), required=("id",), codec=codec):
+            keys = batch.table.column("id").combine_chunks()
+            yield json_strings(keys), keys
+        return
+    key = ".".join(settings.key_path)
+    for batch in iter_document_batches(path, fields=("id", key), required=(key,), json_fields=("id",), codec=codec):
+        yield batch.table.column("id").combine_chunks(), batch.table.column(key).combine_chunks()
+
+
+class _Accumulator:
+    """One file's columns gathered batch by batch (units and keys carry file-wide indexes)."""
+
+    def __init__(self) -> None:
+        self.ids: list[pa.Array] = []
+        self.num_documents = 0
+        self.writes_empty: list[np.ndarray] = []
+        self.units: dict[str, list[np.ndarray]] = {name: [] for name in ("doc", "start", "end", "bytes", "count", "kind")}
+        self.keys: dict[str, list[np.ndarray]] = {name: [] for name in ("fingerprint", "unit", "whole")}
+        self.num_units = 0
+
+    def add(self, ids: pa.Array, keys: BatchKeys) -> None:
+        first_doc = self.num_documents
+        self.ids.append(ids.cast(pa.large_string()))
+        self.num_documents += len(ids)
+        self.writes_empty.append(np.asarray(keys.writes_empty, dtype=bool))
+        columns = {"doc": keys.doc + first_doc, "start": keys.start, "end": keys.end, "bytes": keys.nbytes, "count": keys.count, "kind": keys.kind}
+        for name, values in columns.items():
+            self.units[name].append(np.asarray(values))
+        self.keys["fingerprint"].append(keys.fingerprint)
+        self.keys["unit"].append(np.asarray(keys.key_unit, dtype=np.int64) + self.num_units)
+        self.keys["whole"].append(np.asarray(keys.whole, dtype=bool))
+        self.num_units += len(keys.doc)
+
+    def write(self, prefix: str, lanes: int) -> dict[str, float]:
+        def cat(parts, dtype):
+            return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+
+        documents = pa.table({"id": pa.chunked_array(self.ids, pa.large_string()), "writes_empty": cat(self.writes_empty, bool)})
+        units = pa.table({name: cat(parts, np.int8 if name == "kind" else np.int64) for name, parts in self.units.items()})
+        fingerprint = np.concatenate(self.keys["fingerprint"]) if self.keys["fingerprint"] else np.zeros((0, lanes), np.uint64)
+        keys = {f"fp{lane}": fingerprint[:, lane] for lane in range(lanes)}
+        keys["unit"] = cat(self.keys["unit"], np.int64)
+        keys["whole"] = cat(self.keys["whole"], bool)
+        keys["doc"] = units.column("doc").to_numpy()[keys["unit"]] if len(keys["unit"]) else np.zeros(0, np.int64)
+        if lanes == 1:  # keys repeated inside the file are found here, so the parent probes each distinct key once
+            keys["repeat"] = ~first_occurrences(fingerprint[:, 0])
+        for name, table in (("docs", documents), ("units", units), ("keys", pa.table(keys))):
+            write_table(table, prefix, name, parquet=lanes == 2)
+        return {"documents": documents.num_rows, "units": units.num_rows, "keys": len(keys["unit"])}

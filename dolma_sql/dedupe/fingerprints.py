@@ -1,0 +1,71 @@
+"""Key fingerprints: 64-bit for the Bloom filter, 128-bit (two 64-bit lanes) for exact mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from dolma_sql.text import fmix64
+
+HASH_SCHEME = "duckdb-hash+fmix64/v1"
+"""Stored in a Bloom filter with a canary, so a filter made by an incompatible hash is refused."""
+
+CANARY_STRINGS = ["dolma-sql", "", "é", "a much longer string than a DuckDB inline string"]
+POLY = np.uint64(0x100000001B3)
+POLY2 = np.uint64(0x9E3779B97F4A7C15)
+
+
+class Fingerprinter:
+    """64-bit (Bloom) or 2x64-bit (exact) fingerprints of strings and of token sequences.
+
+    A string's fingerprint is ``fmix64(hash(s))``; a sequence's is ``fmix64(sum hash(t_j) * P^(n-1-j))``
+    per lane, so a one-token sequence and the same string agree, as dolma's ``[p]`` and ``[t]`` keys do.
+    Bloom mode hashes with DuckDB's vectorized ``hash``. Exact mode uses the two 64-bit halves of MD5:
+    a 128-bit fingerprint, whose collisions are negligible at any corpus size.
+    """
+
+    def __init__(self, *, exact: bool, threads: int = 1) -> None:
+        import duckdb
+
+        self.exact = exact
+        self.lanes = 2 if exact else 1
+        self.connection = duckdb.connect(config={"threads": max(1, threads)})
+
+    def raw(self, strings: pa.Array) -> np.ndarray:
+        """``(n, lanes)`` uint64 hashes of the strings (before mixing)."""
+        if len(strings) == 0:
+            return np.zeros((0, self.lanes), dtype=np.uint64)
+        self.connection.register("strings", pa.table({"s": strings}))
+        try:
+            if self.exact:
+                query = "SELECT (md5_number(s) & 18446744073709551615::UHUGEINT)::UBIGINT AS a, (md5_number(s) >> 64)::UBIGINT AS b FROM strings"
+            else:
+                query = "SELECT hash(s) AS a FROM strings"
+            table = self.connection.sql(query).to_arrow_table()
+        finally:
+            self.connection.unregister("strings")
+        return np.stack([table.column(i).to_numpy() for i in range(self.lanes)], axis=1).astype(np.uint64)
+
+    def strings(self, strings: pa.Array) -> np.ndarray:
+        return fmix64(self.raw(strings))
+
+    def windows(self, token_hashes: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray:
+        """Fingerprints of the ``length``-token windows starting at ``starts`` (indexes into ``token_hashes``)."""
+        combined = np.zeros((len(starts), self.lanes), dtype=np.uint64)
+        for offset in range(length):
+            combined *= np.array([POLY, POLY2][: self.lanes], dtype=np.uint64)
+            combined += token_hashes[starts + offset]
+        return fmix64(combined)
+
+    def canary(self) -> list[int]:
+        return [int(x) for x in self.strings(pa.array(CANARY_STRINGS, pa.large_string()))[:, 0]]
+
+
+_FINGERPRINTERS: dict[tuple[bool, int], Fingerprinter] = {}
+
+
+def fingerprinter(*, exact: bool, threads: int = 1) -> Fingerprinter:
+    """One per process and kind: connecting DuckDB costs more than hashing a small file."""
+    if (exact, threads) not in _FINGERPRINTERS:
+        _FINGERPRINTERS[exact, threads] = Fingerprinter(exact=exact, threads=threads)
+    return _FINGERPRINTERS[exact, threads]

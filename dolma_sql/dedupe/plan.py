@@ -1,0 +1,130 @@
+"""Planning a dedupe: the input files in order with their attribute files, what every worker needs
+to know (:class:`Settings`), how outputs are written, and the work folder of the intermediate tables."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import msgspec
+import xxhash
+
+from dolma_sql.config.dedupe import DeduperConfig
+from dolma_sql.errors import ConfigError
+from dolma_sql.layout import swap_segment
+from dolma_sql.runtime.ledger import fingerprint
+from dolma_sql.storage import urls
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a worker needs, derived from the validated config (picklable)."""
+
+    mode: str  # "documents" | "paragraphs"
+    attribute: str
+    key_path: tuple[str, ...]
+    separator: str
+    ngram_length: int
+    stride: int
+    overlap_threshold: float
+    skip_short_paragraphs: bool
+    skip_empty: bool
+    min_length: int
+    min_words: int
+    num_partitions: int
+    partition_index: int
+    exact: bool
+    threads: int
+
+
+def settings_of(config: DeduperConfig) -> Settings:
+    dedupe = config.dedupe
+    ngrams = dedupe.ngrams()
+    return Settings(
+        mode="documents" if dedupe.documents else "paragraphs",
+        attribute=dedupe.attribute_name(),
+        key_path=dedupe.key_path(),
+        separator=dedupe.paragraphs.paragraph_separator if dedupe.paragraphs else "\n",
+        ngram_length=ngrams.ngram_length,
+        stride=ngrams.stride,
+        overlap_threshold=ngrams.overlap_threshold,
+        skip_short_paragraphs=ngrams.skip_short_paragraphs,
+        skip_empty=dedupe.skip_empty,
+        min_length=dedupe.min_length,
+        min_words=dedupe.min_words,
+        num_partitions=dedupe.num_partitions,
+        partition_index=dedupe.partition_index,
+        exact=dedupe.mode == "exact",
+        threads=max(1, (os.cpu_count() or 1) // max(1, config.processes)),
+    )
+
+
+@dataclass(frozen=True)
+class Writing:
+    """How every output of a run is written: the attribute files' codec (``None``: by extension), and
+    the commit protocol's staging folder and ``rename`` (off on a volume that cannot rename, dolma's ``is_s3_volume``)."""
+
+    codec: str | None
+    staging: str | None
+    rename: bool
+
+
+def writing_of(config: DeduperConfig) -> Writing:
+    return Writing(codec=config.compression.codecs()[1], staging=config.work_dir.output, rename=not config.is_s3_volume)
+
+
+@dataclass(frozen=True)
+class FileJob:
+    """One input file, its attribute file, and its size in bytes."""
+
+    path: str
+    attributes: str
+    size: int
+
+
+def plan_files(config: DeduperConfig, *, warn: Callable[[str], None] | None = None) -> list[FileJob]:
+    """Input files in order, with their attribute file (every ``/<document_dir>/`` component is swapped, as dolma does)."""
+    dedupe = config.dedupe
+    jobs = []
+    for path in urls.expand_globs(config.documents, config_path="documents", warn=warn):
+        target = swap_segment(path, dedupe.document_dir, f"attributes/{dedupe.attribute_set()}")
+        if target is None:
+            raise ConfigError(
+                f"path ({path}) does not contain the expected document directory '/{dedupe.document_dir}/'",
+                path="dedupe.document_dir",
+                hint=f"keep documents under a '{dedupe.document_dir}/' folder, or set dedupe.document_dir to the folder name they use",
+            )
+        if dedupe.file_partition and dedupe.num_partitions > 1:
+            if xxhash.xxh64_intdigest(path) % dedupe.num_partitions != dedupe.partition_index:
+                continue
+        jobs.append(FileJob(path, target, urls.size(path)))
+    return jobs
+
+
+def ledger_options(config: DeduperConfig) -> dict:
+    """Everything that shapes the attribute files, so that a rerun with other options redoes them."""
+    options: dict = {"dedupe": msgspec.structs.replace(config.dedupe, lineage=None), "codecs": config.compression.codecs()}
+    if config.dedupe.mode == "bloom":
+        options["bloom_filter"] = msgspec.structs.replace(config.bloom_filter, checkpoint_seconds=0.0)
+    return options
+
+
+def work_folder(config: DeduperConfig, jobs: list[FileJob]) -> str:
+    """The local folder of this run's intermediate tables, named by the options and files so that a rerun
+    after a crash finds the files already extracted (in ``work_dir.output``, else the system temp folder)."""
+    identity = fingerprint([ledger_options(config), [(job.path, job.size, job.attributes) for job in jobs]])
+    return os.path.join(config.work_dir.output or tempfile.gettempdir(), f"dolma-sql-dedupe-{identity}")
+
+
+def lineage_url(config: DeduperConfig, jobs: list[FileJob]) -> str:
+    """Exact mode's lineage table: ``dedupe.lineage``, else ``lineage.parquet`` at the root of the attribute set."""
+    if config.dedupe.lineage:
+        return config.dedupe.lineage
+    first = jobs[0].attributes
+    parts = first.split("/")
+    for index in range(len(parts) - 2):
+        if parts[index] == "attributes" and parts[index + 1] == config.dedupe.attribute_set():
+            return "/".join([*parts[: index + 2], "lineage.parquet"])
+    return urls.join(urls.parent(first), "lineage.parquet")

@@ -2,45 +2,24 @@
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from dolma_sql.commands.tokens import run
-from dolma_sql.config import load_config
+from conftest import run_oracle
 from dolma_sql.errors import ConfigError, DolmaSqlError, InputError
-from dolma_sql.tokens import TokensConfig, iter_documents, tokens_stats
-from conftest import CONFORMANCE, SHARED, run_oracle
+from dolma_sql.tokens import iter_documents, tokens_stats
+from runtime_helpers import cli_command, run_cli
+from tokens_helpers import EDGE_DOCS, GPT_NEO, LLAMA, TOKENIZERS, tokens, write_corpus
 
-TOKENIZERS = CONFORMANCE / "tests" / "data" / "tokenizer"
-GPT_NEO = ["--tokenizer.name_or_path", str(TOKENIZERS / "gpt-neo-test-tokenizer.json"), "--tokenizer.eos_token_id", "50279", "--tokenizer.pad_token_id", "1"]
-LLAMA = ["--tokenizer.name_or_path", str(TOKENIZERS / "llama-test-tokenizer.json"), "--tokenizer.bos_token_id", "1", "--tokenizer.eos_token_id", "2"]
 PROVIDED = "tests/data/provided/documents/000.json.gz"
-
-
-@pytest.fixture(autouse=True)
-def in_process(request, monkeypatch):
-    """Single-process runs stay in-process (quick); the seed test keeps the default, worker processes with a fast allocator if installed."""
-    if not request.node.name.startswith("test_same_seed"):
-        monkeypatch.setenv("DOLMA_SQL_ALLOCATOR", "system")
-
-
-def tokens(args: list[str], config_file: str | None = None) -> dict:
-    """Run ``dolma-sql tokens`` in-process with dolma's flags."""
-    return run(load_config(TokensConfig, config_file=config_file, flags=args))
-
-
-def cli(args: list[str], cwd: Path | None = None, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-P", "-m", "dolma_sql", *args], cwd=cwd, capture_output=True, text=True, **kwargs)
 
 
 def documents_by_location(destination: Path) -> dict[tuple[str, int], tuple[str, list[int]]]:
@@ -87,32 +66,9 @@ def expected_tokens(text: str, tokenizer_file: Path, bos: int | None, eos: int |
 
 # ---------------------------------------------------------------------------------------------- corpora
 
-EDGE_DOCS = [
-    {"id": "plain", "text": "Hello world.\n\nA second paragraph."},
-    {"id": "empty", "text": ""},
-    {"id": "blank", "text": "  \n\t \n"},
-    {"id": "padded", "text": "\n\n  indented start and trailing space   \n"},
-    {"id": "special", "text": "literal <|endoftext|> and <s> tokens </s> inside"},
-    {"id": "decomposed", "text": "Cafe\u0301 na\u0308ive \u212b"},  # not NFC: the normalizer must run
-    {"id": "unicode", "text": "emoji 🎉 CJK 漢字 RTL שלום \u00a0nbsp\u2028sep"},
-    {"id": "comma,quote\"id", "text": "an id that needs csv quoting"},
-    {"id": "ws-only-unicode", "text": "\u3000\u2003"},
-]
-
-
 @pytest.fixture(scope="session")
 def mixed_corpus(tmp_path_factory) -> Path:
-    """A small gencorpus corpus (4 files) plus a file of edge cases."""
-    root = tmp_path_factory.mktemp("tokens-corpus")
-    subprocess.run(
-        [sys.executable, str(SHARED / "bench" / "gencorpus.py"), str(root), "--docs", "300", "--files", "4", "--seed", "7"],
-        check=True,
-        capture_output=True,
-    )
-    with gzip.open(root / "documents" / "edge.jsonl.gz", "wt", encoding="utf-8") as handle:
-        for doc in EDGE_DOCS:
-            handle.write(json.dumps(doc, ensure_ascii=False) + "\n")
-    return root
+    return write_corpus(tmp_path_factory.mktemp("tokens-corpus"))
 
 
 # ---------------------------------------------------------------------------------------------- differential
@@ -238,7 +194,7 @@ def test_stats_and_reader(conformance, tmp_path):
     stats = tokens_stats(str(tmp_path / "out"))
     assert stats["documents"] == 10 and stats["tokens"] == 28_816 // 2 and stats["memmaps"] == 1
     assert stats["sources"] == {PROVIDED: {"documents": 10, "tokens": 14_408}}
-    result = cli(["tokens", "--stats", str(tmp_path / "out")])
+    result = run_cli(["tokens", "--stats", str(tmp_path / "out")], conformance)
     assert result.returncode == 0, result.stderr
     assert "14,408" in result.stdout + result.stderr
 
@@ -252,10 +208,10 @@ def test_cli_with_config_file_and_dryrun(conformance, tmp_path):
         f"tokenizer:\n  name_or_path: {TOKENIZERS / 'gpt-neo-test-tokenizer.json'}\n  eos_token_id: 50279\n"
         "processes: 1\n"
     )
-    result = cli(["-c", str(config), "tokens", "--dryrun"], cwd=conformance)
+    result = run_cli(["-c", str(config), "tokens", "--dryrun"], conformance)
     assert result.returncode == 0, result.stderr
     assert not (tmp_path / "out").exists()
-    result = cli(["-c", str(config), "tokens", "--processes", "2"], cwd=conformance)
+    result = run_cli(["-c", str(config), "tokens", "--processes", "2"], conformance)
     assert result.returncode == 0, result.stderr
     assert tokens_stats(str(tmp_path / "out"))["documents"] == 10
 
@@ -324,28 +280,32 @@ def test_destination_not_empty_is_refused_unless_overwrite_or_resume(conformance
     args = ["--documents", PROVIDED, *GPT_NEO, "--destination", str(tmp_path / "out")]
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "part-0-00000.npy").write_bytes(b"stale")
+    (tmp_path / "out" / "part-7-00000.npy").write_bytes(b"stale")
     with pytest.raises(ConfigError, match="not empty"):
         tokens(args)
-    with pytest.raises(ConfigError, match="no dolma-sql tokens run"):
+    with pytest.raises(ConfigError, match="different options") as error:  # part-7: not a file this run writes
         tokens([*args, "--resume"])
+    assert "part-7-00000.npy" in error.value.message
     tokens([*args, "--overwrite"])
+    assert sorted(p.name for p in (tmp_path / "out").glob("part-*")) == ["part-0-00000.csv.gz", "part-0-00000.npy"]
     assert tokens_stats(str(tmp_path / "out"))["documents"] == 10
     with pytest.raises(ConfigError, match="not empty"):
         tokens(args)
-    tokens([*args, "--resume"])  # everything done: nothing to redo
-    with pytest.raises(ConfigError, match="different options"):
+    assert tokens([*args, "--resume"]).counters == {"units_skipped": 1}  # everything done: nothing to redo
+    with pytest.raises(ConfigError, match="different options"):  # the ledger's records were made with seed 3920
         tokens([*args, "--resume", "--seed", "5"])
 
 
 def test_resume_redoes_only_unfinished_groups(mixed_corpus, tmp_path):
-    """A run that died in group 1 (a .tmp left, a part renamed, no done marker) is finished by --resume."""
+    """A run that died in group 1 (a temp file left, a part committed, no ledger record) is finished by --resume."""
     args = ["--documents", str(mixed_corpus / "documents" / "*.jsonl.gz"), *GPT_NEO, "--files_per_process", "2"]
     tokens([*args, "--destination", str(tmp_path / "clean")])
     tokens([*args, "--destination", str(tmp_path / "killed")])
     killed = tmp_path / "killed"
-    os.remove(killed / ".dolma-sql" / "part-1.done")
-    os.remove(killed / "part-1-00000.csv.gz")
-    (killed / "part-1-00001.npy.tmp").write_bytes(b"partial")
+    [record] = (killed / ".dolma-sql").glob("part-1-00000.npy.tokens.*.done")
+    record.unlink()
+    (killed / "part-1-00000.csv.gz").unlink()
+    (killed / "part-1-00001.npy.1234-abcdef01.tmp").write_bytes(b"partial")
     group0 = (killed / "part-0-00000.npy").stat().st_mtime_ns
     tokens([*args, "--destination", str(killed), "--resume"])
     assert (killed / "part-0-00000.npy").stat().st_mtime_ns == group0, "finished groups are kept"
@@ -359,7 +319,7 @@ def test_killed_run_resumes(mixed_corpus, tmp_path):
     args = ["tokens", "--documents", str(mixed_corpus / "documents" / "*.jsonl.gz"), *LLAMA, "--files_per_process", "1", "--processes", "1"]
     killed = tmp_path / "killed"
     process = subprocess.Popen(
-        [sys.executable, "-P", "-m", "dolma_sql", *args, "--destination", str(killed)],
+        cli_command([*args, "--destination", str(killed)]),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,  # so the kill takes the worker processes too, as a crash would
@@ -371,12 +331,12 @@ def test_killed_run_resumes(mixed_corpus, tmp_path):
     process.wait()
     done_at_kill = len(list((killed / ".dolma-sql").glob("*.done")))
     assert 1 <= done_at_kill < 5, "the run must be interrupted part-way"
-    result = cli([*args, "--destination", str(killed)])
+    result = run_cli([*args, "--destination", str(killed)], tmp_path)
     assert result.returncode == 1 and "--resume" in result.stderr
-    result = cli([*args, "--destination", str(killed), "--resume"])
+    result = run_cli([*args, "--destination", str(killed), "--resume"], tmp_path)
     assert result.returncode == 0, result.stderr
-    assert f"{done_at_kill} of 5 groups are already done" in result.stderr
-    result = cli([*args, "--destination", str(tmp_path / "clean")])
+    assert f"{done_at_kill} of 5 groups were already done" in result.stderr
+    result = run_cli([*args, "--destination", str(tmp_path / "clean")], tmp_path)
     assert result.returncode == 0, result.stderr
     clean = sorted(p.name for p in (tmp_path / "clean").glob("part-*"))
     assert clean == sorted(p.name for p in killed.glob("part-*"))

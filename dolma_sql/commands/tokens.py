@@ -13,37 +13,36 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.commands import DOLMA_FLAGS, command_config, command_executor
 
 if TYPE_CHECKING:  # the tokenizer stack is imported when the command runs, not when it is registered
-    from dolma_sql.tokens import TokensConfig
+    from dolma_sql.config.tokens import TokensConfig
+    from dolma_sql.tokens import TokensResult
 
 
-def run(config: TokensConfig) -> dict[str, float]:
-    from dolma_sql.runtime.local import LocalExecutor
+def tokenize(config: TokensConfig) -> TokensResult:
+    """Run ``config`` as the command line does (on the executor it asks for) and print a summary."""
+    from dolma_sql import tokens
     from dolma_sql.runtime.progress import console
-    from dolma_sql.runtime import run_units
-    from dolma_sql.tokens import plan_tokens, tokenize_group, worker_env
 
     started = time.perf_counter()
-    plan = plan_tokens(config, warn=lambda message: console.print(f"[yellow]warning:[/] {message}"))
+    executor = command_executor(config)
+    executor.prepare(tokens.__name__)
+    with executor:
+        result = tokens.run(config, executor=executor, warn=lambda message: console.print(f"[yellow]warning:[/] {message}"))
     if config.dryrun:
         console.print(config)
-        console.print(f"dry run: {plan.files} files would be tokenized")
-        return {}
-    groups = len(plan.units) + len(plan.skipped)
-    if plan.skipped:
-        console.print(f"resuming: {len(plan.skipped)} of {groups} groups are already done")
-    console.print(f"Tokenizing {plan.files:,} source files into {groups:,} groups in {config.destination}")
-    processes = max(1, min(config.processes, len(plan.units)))
-    totals = run_units(tokenize_group, plan.units, executor=LocalExecutor(processes, env=worker_env()), label="tokens")
+        console.print(f"dry run: {result.files:,} files would be tokenized into {result.groups:,} groups")
+        return result
+    counters = result.counters
+    if counters.get("units_skipped"):
+        console.print(f"resumed: {counters['units_skipped']:,.0f} of {result.groups:,} groups were already done")
     seconds = time.perf_counter() - started
-    tokens = totals.get("tokens", 0)
     console.print(
-        f"{totals.get('documents', 0):,.0f} documents, {tokens:,.0f} tokens in {totals.get('memmaps', 0):,.0f} memmaps "
-        f"({tokens / seconds:,.0f} tokens/s)"
+        f"{counters.get('documents', 0):,.0f} documents from {result.files:,} files, {counters.get('tokens', 0):,.0f} tokens "
+        f"in {counters.get('memmaps', 0):,.0f} memmaps in {config.destination} ({counters.get('tokens', 0) / seconds:,.0f} tokens/s)"
     )
-    return totals
+    return result
 
 
 def print_stats(destination: str) -> None:
@@ -71,6 +70,6 @@ def register(app: typer.Typer) -> None:
         if stats is not None:
             print_stats(stats)
             return
-        from dolma_sql.tokens import TokensConfig
+        from dolma_sql.config.tokens import TokensConfig
 
-        run(command_config(ctx, TokensConfig))
+        tokenize(command_config(ctx, TokensConfig))

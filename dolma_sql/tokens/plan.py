@@ -1,0 +1,138 @@
+"""Planning a tokens run: input files cut into groups as dolma cuts them, one unit per group, and a
+destination that is empty, resumable or overwritten."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from math import ceil, log10
+
+from dolma_sql import storage
+from dolma_sql.config.tokens import TokensConfig
+from dolma_sql.errors import ConfigError
+from dolma_sql.runtime.ledger import LEDGER_FOLDER, RECORD_SUFFIX, Ledger
+from dolma_sql.storage import urls
+from dolma_sql.tokens.tokenizer import DocumentTokenizer
+
+
+@dataclass(frozen=True)
+class GroupUnit:
+    """One writer's work: its input files (consumed from the end, as dolma pops them) and output prefix."""
+
+    group: int
+    files: tuple[str, ...]
+    file_sizes: tuple[int, ...]
+    prefix: str
+    config: TokensConfig
+
+    @property
+    def key(self) -> str:
+        """The group's first memmap: the output the ledger knows the unit by."""
+        return f"{self.prefix}-00000.npy"
+
+    @property
+    def size(self) -> int:
+        return sum(self.file_sizes)
+
+
+@dataclass(frozen=True)
+class TokensPlan:
+    files: int
+    groups: int
+    units: list[GroupUnit]
+    ledger: Ledger | None
+
+
+def plan_tokens(config: TokensConfig, *, warn: Callable[[str], None] | None = None) -> TokensPlan:
+    """Check the tokenizer, group the files and prepare the destination (nothing is written for a dry run)."""
+    tokenizer = DocumentTokenizer(config.tokenizer, config.dtype)
+    files = storage.expand_globs(config.documents, config_path="documents", warn=warn)
+    groups = plan_groups(files, processes=config.processes, files_per_process=config.files_per_process, seed=config.seed)
+    if config.dryrun:
+        return TokensPlan(len(files), len(groups), [], None)
+    units = [
+        GroupUnit(group, tuple(paths), tuple(map(urls.size, paths)), part_prefix(config.destination, group, len(groups)), config)
+        for group, paths in enumerate(groups)
+    ]
+    ledger = Ledger("tokens", output_options(config, groups, tokenizer))
+    prepare_destination(config, ledger, units)
+    return TokensPlan(len(files), len(groups), units, ledger)
+
+
+def plan_groups(files: list[str], *, processes: int, files_per_process: int | None, seed: int) -> list[list[str]]:
+    """Shuffle files with ``seed`` and cut them into groups as dolma does.
+
+    A group holds ``min(files_per_process, len(files) / processes)`` files (rounded at each cut),
+    so there are ``processes`` groups unless ``files_per_process`` asks for smaller ones.
+    """
+    files = list(files)
+    random.Random(seed).shuffle(files)
+    step = min(files_per_process or float("inf"), len(files) / processes)
+    groups = []
+    position = 0.0
+    while position < len(files):
+        group = files[int(round(position)) : int(round(position + step))]
+        if group:
+            groups.append(group)
+        position += step
+    return groups
+
+
+def part_prefix(destination: str, group: int, groups: int) -> str:
+    digits = int(ceil(log10(groups + 1)))
+    return urls.join(destination, f"part-{group:0{digits}d}")
+
+
+def output_options(config: TokensConfig, groups: list[list[str]], tokenizer: DocumentTokenizer) -> dict:
+    """Everything that shapes the outputs: a resumed run must have the same, or its outputs would mix two runs."""
+    return {
+        "groups": groups,
+        "tokenizer": config.tokenizer,
+        "tokenizer_sha256": tokenizer.sha256,
+        "dtype": tokenizer.dtype.name,
+        "fields": config.fields,
+        "seed": config.seed,
+        "batch_size": config.batch_size,
+        "ring_size": config.ring_size,
+        "sample_ring_prop": config.sample_ring_prop,
+        "max_size": config.max_size,
+    }
+
+
+def prepare_destination(config: TokensConfig, ledger: Ledger, units: list[GroupUnit]) -> None:
+    """Refuse a non-empty destination unless resuming this very run or overwriting; fail early if it is not writable."""
+    destination = config.destination
+    if urls.isfile(destination):
+        raise ConfigError("destination is a file", path=destination, hint="pass a directory")
+    entries = urls.listdir(destination)
+    if entries and config.resume:
+        strangers = _outputs_of_other_runs(destination, entries, ledger, units)
+        if strangers:
+            raise ConfigError(
+                f"cannot resume: the run in this destination used different options (it left {strangers[0]})",
+                path=destination,
+                hint="rerun with the original options, or pass --overwrite",
+            )
+    elif entries and not config.overwrite:
+        raise ConfigError(
+            "destination is not empty",
+            path=destination,
+            hint="pass --resume to finish an interrupted run, --overwrite to replace its part-* files, or choose another directory",
+        )
+    storage.check_writable(destination, where="destination")
+    if entries and config.overwrite:
+        for name in entries:
+            if name.startswith("part-"):
+                urls.remove(urls.join(destination, name))
+        urls.remove_tree(urls.join(destination, LEDGER_FOLDER))
+
+
+def _outputs_of_other_runs(destination: str, entries: list[str], ledger: Ledger, units: list[GroupUnit]) -> list[str]:
+    """Ledger records that are not this run's (another fingerprint of options), and part files that no
+    group of this run writes (another grouping): a resumed run would mix its outputs with them."""
+    records = {urls.name(ledger.record_url(unit.key)) for unit in units}
+    ledger_folder = urls.join(destination, LEDGER_FOLDER)
+    strangers = [urls.join(LEDGER_FOLDER, name) for name in urls.listdir(ledger_folder) if name.endswith(RECORD_SUFFIX) and name not in records]
+    ours = tuple(urls.name(unit.prefix) + "-" for unit in units)
+    return strangers + [name for name in entries if name.startswith("part-") and not name.startswith(ours)]

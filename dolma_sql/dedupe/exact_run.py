@@ -39,6 +39,7 @@ def run_exact(config: DeduperConfig, settings: Settings, jobs: list[FileJob], wo
         connection.register("file_list", pa.table({**file_list, "keys_path": tables["keys"], "docs_path": tables["docs"]}))
         connection.execute(render(fill(load_sql("dedupe_exact_keys"), files=_paths(tables["keys"]))))
         connection.execute(render(load_sql("dedupe_exact_duplicates")))
+        connection.execute("DROP TABLE keys")  # its memory serves the lineage's sort
         connection.execute(render(fill(load_sql("dedupe_exact_docs"), files=_paths(tables["docs"]))))
         remove_temps(report.lineage)  # of a writer killed before it committed
         with storage.staged(report.lineage, staging=writing.staging, rename=writing.rename) as temp:

@@ -27,12 +27,13 @@ def register(app: typer.Typer) -> None:
             console.print(msgspec.json.format(msgspec.json.encode(config)).decode())
             return
         from dolma_sql import tag
+        from dolma_sql.runtime.run import SKIPPED
         from dolma_sql.tag.unit import tag_file
 
         with command_executor(config) as executor:
             executor.prepare(tag_file.__module__)
             totals = tag.run(config, executor=executor)
-        skipped = int(totals.get("units_skipped", 0))
+        skipped = int(totals.get(SKIPPED, 0))
         if skipped:
             total = skipped + int(totals.get("files", 0))
             console.print(f"skipping {skipped} of {total} files already tagged (pass --ignore_existing to redo them)")

@@ -21,7 +21,7 @@ from pathlib import Path
 from common import CACHE, SHARED, Row, corpus, corpus_info, dolma_sql_cmd, measure, oracle_dolma, print_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from dolma_sql.tokens import iter_documents, tokens_stats  # noqa: E402
+from dolma_sql.tokenizer import iter_documents, tokens_stats  # noqa: E402
 
 TOKENIZERS = SHARED / "conformance" / "dolma-669f534" / "tests" / "data" / "tokenizer"
 TOKENIZER_FLAGS = {

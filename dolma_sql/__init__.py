@@ -1,8 +1,16 @@
-"""dolma-sql: AI2's Dolma corpus toolkit, re-implemented on DuckDB + Arrow."""
+"""dolma-sql: AI2's Dolma corpus toolkit, re-implemented on DuckDB + Arrow.
+
+The public API is this module's ``__all__`` (guarded by a test): one function per command, taking the
+command's config as a dict or typed struct, and :func:`corpus` for SQL over a corpus. See
+:mod:`dolma_sql.api`. Taggers are written against :mod:`dolma_sql.tagging`.
+"""
 
 from pathlib import Path as _Path
 
+from dolma_sql.api import corpus, dedupe, mix, stat, tag, tokens
+
 __version__ = "0.1.0"
+__all__ = ["__version__", "corpus", "dedupe", "mix", "stat", "tag", "tokens"]
 
 # Installed, the top-level sql/, udfs/ and recipes/ folders are the subpackages dolma_sql.sql, .udfs and
 # .recipes (pyproject's package-dir). Run from a source checkout (`python -m dolma_sql` at its root, as

@@ -12,13 +12,13 @@ A tagger is a function over a batch of documents that returns spans per span typ
 Pass its module to ``dolma-sql tag`` or ``list`` with ``--tagger_modules my_taggers.py``.
 :func:`registry` and :func:`get_tagger` find taggers, :func:`register_duckdb_functions` makes
 them DuckDB functions. These names are stable (a test pins them); the machinery behind them
-lives in :mod:`dolma_sql.tag`.
+lives in :mod:`dolma_sql.tagger`.
 """
 
 from dolma_sql.formats.attributes import Spans
-from dolma_sql.tag.batch import TagBatch
-from dolma_sql.tag.registry import TaggerSpec, get_tagger, make_variable_name, registry, require_modules, tagger
-from dolma_sql.tag.sql_functions import register_duckdb_functions
+from dolma_sql.tagger.batch import TagBatch
+from dolma_sql.tagger.registry import TaggerSpec, get_tagger, make_variable_name, registry, require_modules, tagger
+from dolma_sql.tagger.sql_functions import register_duckdb_functions
 
 __all__ = [
     "Spans",

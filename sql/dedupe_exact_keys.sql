@@ -1,4 +1,4 @@
--- Exact dedup, step 1 of 4 (dolma_sql.dedupe.exact_run): every key fingerprint of the run in one table.
+-- Exact dedup, step 1 of 4 (dolma_sql.deduper.exact_run): every key fingerprint of the run in one table.
 --   :files     the keys tables (Parquet) that extraction wrote, one per input file
 --   file_list  a registered table (file, path, keys_path, docs_path): each input file's position and tables
 -- A key's global order g is (file, row in file), so "first occurrence" is the first in input-file

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dolma_sql import dedupe
+from dolma_sql import deduper
 from dolma_sql.config import load_config
 from dolma_sql.config.dedupe import DeduperConfig
 from dolma_sql.runtime.executors import build_executor
@@ -33,11 +33,11 @@ def flags(root: Path, *extra: str, paragraphs: bool = True, bloom: str | None = 
     return args + list(extra)
 
 
-def run(args: list[str]) -> dedupe.Report:
+def run(args: list[str]) -> deduper.Report:
     """Run dedupe in-process with dolma's flags, on the executor they ask for."""
     config = load_config(DeduperConfig, config_file=None, flags=args)
     with build_executor(config.executor.kind, processes=config.processes) as executor:
-        return dedupe.run(config, executor=executor, quiet=True)
+        return deduper.run(config, executor=executor, quiet=True)
 
 
 def run_cli(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dolma_sql.dedupe import bloom
-from dolma_sql.dedupe.bloom import BloomFilter, plan_size
+from dolma_sql.deduper import bloom
+from dolma_sql.deduper.bloom import BloomFilter, plan_size
 from dolma_sql.errors import ConfigError, InputError
 
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dedupe_helpers import flags, read_attributes, run, run_cli, write_corpus
-from dolma_sql.dedupe import bloom_run
+from dolma_sql.deduper import bloom_run
 from dolma_sql.errors import ConfigError, InputError
 
 

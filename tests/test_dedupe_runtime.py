@@ -19,10 +19,10 @@ import pytest
 from runtime_helpers import kill_at_random_points, no_temp_files, output_contents, run_cli, timed_run
 
 from conftest import SHARED
-from dolma_sql import dedupe
+from dolma_sql import deduper
 from dolma_sql.config import config_from
 from dolma_sql.config.dedupe import DeduperConfig
-from dolma_sql.dedupe.bloom import BloomFilter
+from dolma_sql.deduper.bloom import BloomFilter
 from dolma_sql.runtime import SerialExecutor
 from dolma_sql.runtime.local import LocalExecutor
 
@@ -51,8 +51,8 @@ def settings(root: str, mode: str, **top) -> dict:
     }
 
 
-def deduped(config: dict, executor=None) -> dedupe.Report:
-    return dedupe.run(config_from(config, DeduperConfig), executor=executor or SerialExecutor(), quiet=True)
+def deduped(config: dict, executor=None) -> deduper.Report:
+    return deduper.run(config_from(config, DeduperConfig), executor=executor or SerialExecutor(), quiet=True)
 
 
 def copy_documents(documents: Path, root: Path) -> Path:

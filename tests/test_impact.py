@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from mixhelpers import read_outputs
-from dolma_sql import mix
+from dolma_sql import mixer
 from dolma_sql.config import load_config
 from dolma_sql.config.mix import MixerConfig
 from dolma_sql.runtime import SerialExecutor
@@ -20,7 +20,7 @@ def load(path) -> MixerConfig:
 
 
 def impact_report(config: MixerConfig) -> dict:
-    return mix.dry_run(config, executor=SerialExecutor(), quiet=True)
+    return mixer.dry_run(config, executor=SerialExecutor(), quiet=True)
 
 
 @pytest.mark.parametrize("config", ["mixer.json", "email-spans.json", "filter-by-spans.json", "paragraph-spans.json"])
@@ -108,7 +108,7 @@ def test_dry_run_counts_spans_and_min_text_length_like_a_real_mix(tmp_path):
     config_path.write_text(json.dumps(recipe))
     stream = impact_report(load(config_path))["streams"][0]
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir()), "a dry run writes nothing"
-    totals = mix.run(load(config_path), executor=SerialExecutor(), quiet=True).totals
+    totals = mixer.run(load(config_path), executor=SerialExecutor(), quiet=True).totals
     written = read_outputs(str(tmp_path / "out"))
     assert stream["kept"]["documents"] == len(written) == totals["documents_kept"]
     assert stream["kept"]["text_bytes"] == sum(len(doc["text"].encode()) for doc in written)

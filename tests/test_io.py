@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from dolma_sql.errors import InputError
 from dolma_sql.formats.lines import iter_line_batches, json_string_literals, open_reader, read_decompressed
-from dolma_sql.mix.shard import LineCursor
+from dolma_sql.mixer.shard import LineCursor
 
 LINES = st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=40), max_size=30)
 COMPRESSORS = {"jsonl": lambda data: data, "jsonl.gz": gzip.compress, "jsonl.zst": zstandard.ZstdCompressor().compress}

@@ -11,7 +11,7 @@ import pyarrow as pa
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from dolma_sql.mix import documents as codec
+from dolma_sql.mixer import documents as codec
 from dolma_sql.formats.lines import line_bytes
 
 # characters whose escaping differs between encoders, or that trimming and byte lengths treat apart

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dolma_sql import mix
+from dolma_sql import mixer
 from dolma_sql.config import load_config
 from dolma_sql.config.mix import MixerConfig
 from dolma_sql.errors import CompileError, ConfigError, InputError
-from dolma_sql.mix import shard, write
+from dolma_sql.mixer import shard, write
 from dolma_sql.runtime import SerialExecutor
 
 
@@ -51,7 +51,7 @@ def recipe(root: Path, **stream) -> Path:
 
 def run(path: Path, **kwargs):
     config = load_config(MixerConfig, config_file=str(path), flags=[])
-    return mix.run(config, executor=SerialExecutor(), quiet=True, **kwargs)
+    return mixer.run(config, executor=SerialExecutor(), quiet=True, **kwargs)
 
 
 DOCS = [{"id": str(i), "text": f"doc {i}", "source": "t"} for i in range(4)]

@@ -14,7 +14,7 @@ import pytest
 import yaml
 from runtime_helpers import kill_at_random_points, no_temp_files, output_contents, run_cli, timed_run
 
-from dolma_sql import mix
+from dolma_sql import mixer
 from dolma_sql.config import config_from
 from dolma_sql.config.mix import MixerConfig
 from dolma_sql.runtime import SerialExecutor
@@ -56,8 +56,8 @@ def recipe(documents: str, output: str, *, threshold: float = 0.2, **top) -> dic
     }
 
 
-def mixed(config: dict, executor=None) -> mix.MixResult:
-    return mix.run(config_from(config, MixerConfig), executor=executor or SerialExecutor(), quiet=True)
+def mixed(config: dict, executor=None) -> mixer.MixResult:
+    return mixer.run(config_from(config, MixerConfig), executor=executor or SerialExecutor(), quiet=True)
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +122,7 @@ def test_a_rerun_skips_the_shards_of_the_same_recipe_and_redoes_them_when_it_cha
     assert "units_skipped" not in changed.totals
     assert changed.totals["documents_kept"] < first.totals["documents_kept"]
     assert output_contents(tmp_path / "out") != before
-    allowing_missing = mix.run(config_from(config, MixerConfig), executor=SerialExecutor(), allow_missing_attributes=True, quiet=True)
+    allowing_missing = mixer.run(config_from(config, MixerConfig), executor=SerialExecutor(), allow_missing_attributes=True, quiet=True)
     assert "units_skipped" not in allowing_missing.totals, "allow_missing_attributes shapes the output too"
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import run_oracle
 from stat_helpers import random_rows, summaries, write_attributes
-from dolma_sql.stat.histogram import bucket_values
+from dolma_sql.analyzer.histogram import bucket_values
 
 
 def cli(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -14,12 +14,12 @@ import msgspec
 import numpy as np
 import pytest
 
-import dolma_sql.stat.attribute_file
+import dolma_sql.analyzer.attribute_file
 from dolma_sql.config import config_from
 from dolma_sql.config.stat import StatConfig
 from dolma_sql.runtime import SerialExecutor
 from dolma_sql.runtime.local import LocalExecutor
-from dolma_sql.stat import run
+from dolma_sql.analyzer import run
 from runtime_helpers import kill_at_random_points, no_temp_files, output_contents, run_cli, timed_run
 from stat_helpers import random_rows, summaries, write_attributes
 
@@ -131,7 +131,7 @@ def test_a_file_is_read_a_few_batches_at_a_time(tmp_path, monkeypatch):
 
     alive, seen = set(), []
     peak = 0
-    reader = dolma_sql.stat.attribute_file.iter_line_batches
+    reader = dolma_sql.analyzer.attribute_file.iter_line_batches
 
     def small_batches(path, **options):
         nonlocal peak
@@ -142,7 +142,7 @@ def test_a_file_is_read_a_few_batches_at_a_time(tmp_path, monkeypatch):
             peak = max(peak, len(alive))
             yield batch
 
-    monkeypatch.setattr(dolma_sql.stat.attribute_file, "iter_line_batches", small_batches)
+    monkeypatch.setattr(dolma_sql.analyzer.attribute_file, "iter_line_batches", small_batches)
     assert stat(attributes=[str(tmp_path / "late.jsonl.gz")]) == in_one_batch
     assert len(seen) > 40 and sum(seen) == 3001
     assert peak <= 2

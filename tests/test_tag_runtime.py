@@ -17,7 +17,7 @@ from dolma_sql.config import config_from
 from dolma_sql.config.tag import TagConfig
 from dolma_sql.runtime import SerialExecutor
 from dolma_sql.runtime.local import LocalExecutor
-from dolma_sql.tag import run
+from dolma_sql.tagger import run
 from tag_helpers import edge_documents, read_rows, write_jsonl_gz
 from test_tag_cli import ok
 

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import run_oracle
 from dolma_sql.errors import ConfigError, DolmaSqlError, InputError
-from dolma_sql.tokens import iter_documents, tokens_stats
+from dolma_sql.tokenizer import iter_documents, tokens_stats
 from runtime_helpers import cli_command, run_cli
 from tokens_helpers import EDGE_DOCS, GPT_NEO, LLAMA, TOKENIZERS, tokens, write_corpus
 

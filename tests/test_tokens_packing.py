@@ -9,9 +9,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dolma_sql.tokens import iter_documents
-from dolma_sql.tokens.memmap import MemmapSeries
-from dolma_sql.tokens.reading import TokenizedBatch
+from dolma_sql.tokenizer import iter_documents
+from dolma_sql.tokenizer.memmap import MemmapSeries
+from dolma_sql.tokenizer.reading import TokenizedBatch
 
 
 def make_batch(lengths: list[int], first_id: int) -> TokenizedBatch:

@@ -16,7 +16,7 @@ from dolma_sql.config.tokens import TokensConfig
 from dolma_sql.errors import ConfigError
 from dolma_sql.runtime import SerialExecutor
 from dolma_sql.runtime.local import LocalExecutor
-from dolma_sql.tokens import run
+from dolma_sql.tokenizer import run
 from runtime_helpers import kill_at_random_points, no_temp_files, output_contents, run_cli, timed_run
 from tokens_helpers import GPT_NEO, LLAMA, TOKENIZERS, tokens, write_corpus
 

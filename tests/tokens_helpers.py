@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 from conftest import CONFORMANCE, SHARED
-from dolma_sql.commands import command_executor
+from dolma_sql.runtime.executors import executor_of
 from dolma_sql.config import load_config
 from dolma_sql.config.tokens import TokensConfig
-from dolma_sql.tokens import TokensResult, run
+from dolma_sql.tokenizer import TokensResult, run
 
 TOKENIZERS = CONFORMANCE / "tests" / "data" / "tokenizer"
 GPT_NEO = ["--tokenizer.name_or_path", str(TOKENIZERS / "gpt-neo-test-tokenizer.json"), "--tokenizer.eos_token_id", "50279", "--tokenizer.pad_token_id", "1"]
@@ -47,5 +47,5 @@ def write_corpus(root: Path) -> Path:
 def tokens(args: list[str], config_file: str | None = None) -> TokensResult:
     """Run ``dolma-sql tokens`` in-process with dolma's flags, on the executor the config asks for."""
     config = load_config(TokensConfig, config_file=config_file, flags=args)
-    with command_executor(config) as executor:
+    with executor_of(config) as executor:
         return run(config, executor=executor)

@@ -1,8 +1,9 @@
 """One module per CLI command; each exposes ``register(app)``. Shared plumbing lives here.
 
 Every command has the same shape: its typed config is loaded and validated here, the executor is
-built here from the config's ``executor`` and ``processes`` (``--executor local`` on the command
-line), and both are handed to the command's library function, which never builds an executor.
+built from the config's ``executor`` and ``processes`` (``--executor local`` on the command line) by
+:func:`dolma_sql.runtime.executors.executor_of`, and both are handed to the command's library
+function, which never builds an executor.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from typing import TypeVar
 import typer
 
 from dolma_sql.config import load_config
-from dolma_sql.runtime.executor import Executor
 
 T = TypeVar("T")
 
@@ -39,12 +39,3 @@ def _executor_flag(arg: str) -> str:
     if arg == "--executor" or arg.startswith("--executor="):
         return arg.replace("--executor", "--executor.kind", 1)
     return arg
-
-
-def command_executor(config) -> Executor:
-    """The executor a command's config asks for (its ``executor`` section and ``processes``)."""
-    from dolma_sql.runtime.executors import build_executor
-
-    settings = config.executor
-    processes = 1 if getattr(config, "debug", False) else config.processes
-    return build_executor(settings.kind, processes=processes, allocator=settings.allocator, address=settings.address)

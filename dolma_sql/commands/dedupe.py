@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import typer
 
-from dolma_sql.commands import DOLMA_FLAGS, command_config, command_executor
+from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.runtime.executors import executor_of
 
 
 def register(app: typer.Typer) -> None:
@@ -22,9 +23,9 @@ def register(app: typer.Typer) -> None:
         report: str = typer.Option(None, "--report", help="Also write the run's statistics as JSON to this file."),
     ) -> None:
         """Mark duplicate documents or paragraphs as attributes (dolma's dedupe options, as dotted flags)."""
-        from dolma_sql import dedupe
+        from dolma_sql import deduper
         from dolma_sql.config.dedupe import DeduperConfig
-        from dolma_sql.dedupe.extract import extract_file
+        from dolma_sql.deduper.extract import extract_file
 
         if exact:
             ctx.args[:] = [*ctx.args, "--dedupe.mode", "exact"]
@@ -32,10 +33,10 @@ def register(app: typer.Typer) -> None:
             ctx.args[:] = [*ctx.args, "--report", report]
         config = command_config(ctx, DeduperConfig)
         if config.dryrun:  # validated; list what would be written, touch nothing
-            for job in dedupe.plan_files(config):
+            for job in deduper.plan_files(config):
                 typer.echo(f"{job.path} -> {job.attributes}")
             return
-        with command_executor(config) as executor:
+        with executor_of(config) as executor:
             executor.prepare(extract_file.__module__)
-            result = dedupe.run(config, executor=executor)
-        dedupe.print_report(result)
+            result = deduper.run(config, executor=executor)
+        deduper.print_report(result)

@@ -20,7 +20,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write a small dolma-layout corpus with attributes to FOLDER and mix it with the bundled recipe."""
         from dolma_sql import mix
-        from dolma_sql.commands import command_executor
         from dolma_sql.config import load_config
         from dolma_sql.config.mix import MixerConfig
 
@@ -38,8 +37,7 @@ def register(app: typer.Typer) -> None:
         previous = os.getcwd()
         os.chdir(folder)
         try:
-            with command_executor(config) as executor:
-                result = mix.run(config, executor=executor, quiet=True)
+            result = mix(config)
         finally:
             os.chdir(previous)
 

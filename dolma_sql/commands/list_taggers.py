@@ -17,8 +17,8 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
-        from dolma_sql.tag.plugins import import_tagger_modules
-        from dolma_sql.tag.registry import registry
+        from dolma_sql.tagger.plugins import import_tagger_modules
+        from dolma_sql.tagger.registry import registry
 
         ctx.args[:] = ["--tagger_modules" if arg == "--tagger-modules" else arg for arg in ctx.args]
         config = command_config(ctx, ListConfig)

@@ -8,12 +8,13 @@ import msgspec
 import typer
 from rich.console import Console
 
-from dolma_sql.commands import DOLMA_FLAGS, command_config, command_executor
+from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.runtime.executors import executor_of
 from dolma_sql.config.mix import MixerConfig
 from dolma_sql.runtime.progress import console
 
 if TYPE_CHECKING:
-    from dolma_sql.mix import MixResult
+    from dolma_sql.mixer import MixResult
 
 
 def register(app: typer.Typer) -> None:
@@ -35,14 +36,14 @@ def register(app: typer.Typer) -> None:
         if explain:
             _explain(config)
             return
-        from dolma_sql import mix
+        from dolma_sql import mixer
 
-        executor = command_executor(config)
+        executor = executor_of(config)
         # workers started on entry import the mixer (DuckDB, Arrow, Polars) while this process compiles the recipe
-        executor.prepare("dolma_sql.mix.impact" if dry_run else "dolma_sql.mix.write")
+        executor.prepare("dolma_sql.mixer.impact" if dry_run else "dolma_sql.mixer.write")
         options = {"executor": executor, "allow_missing_attributes": allow_missing_attributes, "warn": _warn}
         with executor:
-            outcome = mix.dry_run(config, **options) if dry_run else mix.run(config, **options)
+            outcome = mixer.dry_run(config, **options) if dry_run else mixer.run(config, **options)
         if dry_run:
             _print_report(outcome, report)
         else:
@@ -50,7 +51,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _print_report(result: dict, report: str | None) -> None:
-    from dolma_sql.mix.impact import print_report, write_report
+    from dolma_sql.mixer.impact import print_report, write_report
 
     print_report(result)
     if report:
@@ -72,7 +73,7 @@ def _explain(config: MixerConfig) -> None:
     """Print each stream's SQL: highlighted on a terminal, plain (never wrapped) when piped."""
     from rich.syntax import Syntax
 
-    from dolma_sql.mix.plan import compile_recipe
+    from dolma_sql.mixer.plan import compile_recipe
 
     out = Console()
     for plan in compile_recipe(config):

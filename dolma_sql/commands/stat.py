@@ -2,14 +2,15 @@
 
 Accepts dolma's invocation unchanged (``--attributes GLOB...``, ``--report``, ``--bins``,
 ``--processes``, ``--seed``, ``--total``, ``--regex``, ``--debug``, ``--work_dir.*``, ``-c``),
-and ``--executor local|serial``. See :mod:`dolma_sql.stat` for the work folder and resuming.
+and ``--executor local|serial``. See :mod:`dolma_sql.analyzer` for the work folder and resuming.
 """
 
 from __future__ import annotations
 
 import typer
 
-from dolma_sql.commands import DOLMA_FLAGS, command_config, command_executor
+from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.runtime.executors import executor_of
 
 
 def register(app: typer.Typer) -> None:
@@ -19,11 +20,11 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
 
         from dolma_sql.config.stat import StatConfig
-        from dolma_sql.stat import report_url, run
-        from dolma_sql.stat.display import plot_urls, print_tables
+        from dolma_sql.analyzer import report_url, run
+        from dolma_sql.analyzer.display import plot_urls, print_tables
 
         config = command_config(ctx, StatConfig)
-        with command_executor(config) as executor:
+        with executor_of(config) as executor:
             summaries = run(config, executor=executor)
         console = Console()
         print_tables(summaries, console, show_total=config.total)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import msgspec
 import typer
 
-from dolma_sql.commands import DOLMA_FLAGS, command_config, command_executor
+from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.runtime.executors import executor_of
 from dolma_sql.config.tag import TagConfig
 
 HYPHENATED = {"--tagger-modules": "--tagger_modules", "--ignore-existing": "--ignore_existing", "--no-ignore-existing": "--no-ignore_existing"}
@@ -26,13 +27,13 @@ def register(app: typer.Typer) -> None:
         if config.dryrun:
             console.print(msgspec.json.format(msgspec.json.encode(config)).decode())
             return
-        from dolma_sql import tag
+        from dolma_sql import tagger
         from dolma_sql.runtime.run import SKIPPED
-        from dolma_sql.tag.unit import tag_file
+        from dolma_sql.tagger.unit import tag_file
 
-        with command_executor(config) as executor:
+        with executor_of(config) as executor:
             executor.prepare(tag_file.__module__)
-            totals = tag.run(config, executor=executor)
+            totals = tagger.run(config, executor=executor)
         skipped = int(totals.get(SKIPPED, 0))
         if skipped:
             total = skipped + int(totals.get("files", 0))

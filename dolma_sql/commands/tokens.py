@@ -13,23 +13,24 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from dolma_sql.commands import DOLMA_FLAGS, command_config, command_executor
+from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.runtime.executors import executor_of
 
 if TYPE_CHECKING:  # the tokenizer stack is imported when the command runs, not when it is registered
     from dolma_sql.config.tokens import TokensConfig
-    from dolma_sql.tokens import TokensResult
+    from dolma_sql.tokenizer import TokensResult
 
 
 def tokenize(config: TokensConfig) -> TokensResult:
     """Run ``config`` as the command line does (on the executor it asks for) and print a summary."""
-    from dolma_sql import tokens
+    from dolma_sql import tokenizer
     from dolma_sql.runtime.progress import console
 
     started = time.perf_counter()
-    executor = command_executor(config)
-    executor.prepare(tokens.__name__)
+    executor = executor_of(config)
+    executor.prepare(tokenizer.__name__)
     with executor:
-        result = tokens.run(config, executor=executor, warn=lambda message: console.print(f"[yellow]warning:[/] {message}"))
+        result = tokenizer.run(config, executor=executor, warn=lambda message: console.print(f"[yellow]warning:[/] {message}"))
     if config.dryrun:
         console.print(config)
         console.print(f"dry run: {result.files:,} files would be tokenized into {result.groups:,} groups")
@@ -49,7 +50,7 @@ def print_stats(destination: str) -> None:
     from rich.table import Table
 
     from dolma_sql.runtime.progress import console
-    from dolma_sql.tokens import tokens_stats
+    from dolma_sql.tokenizer import tokens_stats
 
     stats = tokens_stats(destination)
     table = Table(title=f"{destination}: {stats['memmaps']} memmaps")

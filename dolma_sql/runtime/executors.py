@@ -22,3 +22,11 @@ def build_executor(kind: str = "local", *, processes: int = 1, allocator: str = 
 
         return RayExecutor(address)
     raise ConfigError(f"unknown executor {kind!r}", path="executor.kind", hint=f"use one of {', '.join(KINDS)}")
+
+
+def executor_of(config) -> Executor:
+    """The executor a command's config asks for: its ``executor`` section and ``processes`` (one process
+    with ``debug``, as dolma does)."""
+    settings = config.executor
+    processes = 1 if getattr(config, "debug", False) else config.processes
+    return build_executor(settings.kind, processes=processes, allocator=settings.allocator, address=settings.address)

@@ -10,11 +10,11 @@ import numpy as np
 import pyarrow as pa
 
 from dolma_sql.config.dedupe import DeduperConfig
-from dolma_sql.dedupe.bloom import first_occurrences
-from dolma_sql.dedupe.fingerprints import fingerprinter
-from dolma_sql.dedupe.intermediates import remove_tables, table_path, table_prefix, write_table
-from dolma_sql.dedupe.keys import BatchKeys, batch_keys
-from dolma_sql.dedupe.plan import FileJob, Settings, ledger_options
+from dolma_sql.deduper.bloom import first_occurrences
+from dolma_sql.deduper.fingerprints import fingerprinter
+from dolma_sql.deduper.intermediates import remove_tables, table_path, table_prefix, write_table
+from dolma_sql.deduper.keys import BatchKeys, batch_keys
+from dolma_sql.deduper.plan import FileJob, Settings, ledger_options
 from dolma_sql.formats.attributes import json_strings
 from dolma_sql.formats.documents import iter_document_batches
 from dolma_sql.runtime import Executor, Ledger, run_units

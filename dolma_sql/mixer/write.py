@@ -14,10 +14,10 @@ import pyarrow.compute as pc
 
 from dolma_sql import storage
 from dolma_sql.formats.lines import LineBatch, json_string_literals
-from dolma_sql.mix.documents import TEXTS, decode_documents, decode_json, encode_lines, text_shorter_than, texts_array, trimmed_utf8_lengths
-from dolma_sql.mix.edits import collect_edits
-from dolma_sql.mix.plan import ShardTask
-from dolma_sql.mix.shard import diagnose, queried_batches
+from dolma_sql.mixer.documents import TEXTS, decode_documents, decode_json, encode_lines, text_shorter_than, texts_array, trimmed_utf8_lengths
+from dolma_sql.mixer.edits import collect_edits
+from dolma_sql.mixer.plan import ShardTask
+from dolma_sql.mixer.shard import diagnose, queried_batches
 from dolma_sql.runtime import Counters
 from dolma_sql.spans import apply_spans
 from dolma_sql.storage.commit import remove_temps

@@ -1,6 +1,6 @@
 """The tagger registry: the :func:`tagger` decorator, lookup by name, and the start-up checks.
 
-A tagger is a pure function over one :class:`~dolma_sql.tag.batch.TagBatch` that returns, for
+A tagger is a pure function over one :class:`~dolma_sql.tagger.batch.TagBatch` that returns, for
 each span type it emits, a :class:`~dolma_sql.formats.attributes.Spans` table (offsets in code
 points, rows ascending).
 """
@@ -17,8 +17,8 @@ import numpy as np
 
 from dolma_sql.errors import ConfigError
 from dolma_sql.formats.attributes import Spans
-from dolma_sql.tag.batch import TagBatch
-from dolma_sql.tag.plugins import load_builtin_taggers
+from dolma_sql.tagger.batch import TagBatch
+from dolma_sql.tagger.plugins import load_builtin_taggers
 
 TaggerOutput = dict[str, Spans]
 """Span type -> spans, in the order the types appear in the attribute row."""

@@ -23,7 +23,7 @@ key it inserted the first time as a duplicate. Here:
   :data:`CHUNK` keys, bits set by a *different* earlier key are not consulted, which can only
   remove a false positive, never add a false negative.)
 - **Resume**: the filter holds only bits and the number of keys inserted; which input files it
-  holds is in the run's ledger (see :mod:`dolma_sql.dedupe.bloom_run`).
+  holds is in the run's ledger (see :mod:`dolma_sql.deduper.bloom_run`).
 
 File format (all integers little-endian), version 1::
 

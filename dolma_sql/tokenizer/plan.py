@@ -13,7 +13,7 @@ from dolma_sql.config.tokens import TokensConfig
 from dolma_sql.errors import ConfigError
 from dolma_sql.runtime.ledger import LEDGER_FOLDER, RECORD_SUFFIX, Ledger
 from dolma_sql.storage import urls
-from dolma_sql.tokens.tokenizer import DocumentTokenizer
+from dolma_sql.tokenizer.tokenizer import DocumentTokenizer
 
 
 @dataclass(frozen=True)

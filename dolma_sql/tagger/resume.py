@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 from dolma_sql.config.tag import TagConfig
 from dolma_sql.runtime import Counters, Ledger
-from dolma_sql.tag.plan import tag_settings
-from dolma_sql.tag.unit import TagUnit
+from dolma_sql.tagger.plan import tag_settings
+from dolma_sql.tagger.unit import TagUnit
 
 
 def tag_ledger(config: TagConfig, units: list[TagUnit]) -> Ledger:

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from dolma_sql import storage
 from dolma_sql.config.mix import MixerConfig
-from dolma_sql.mix.impact import build_report, count_shard
-from dolma_sql.mix.plan import compile_recipe, plan_shards
-from dolma_sql.mix.write import write_shard
+from dolma_sql.mixer.impact import build_report, count_shard
+from dolma_sql.mixer.plan import compile_recipe, plan_shards
+from dolma_sql.mixer.write import write_shard
 from dolma_sql.runtime import Counters, Executor, Ledger, run_units
 
 __all__ = ["MixResult", "dry_run", "run"]

@@ -13,11 +13,11 @@ from dolma_sql import storage
 from dolma_sql.config.tag import TagConfig
 from dolma_sql.runtime import Counters, Executor, run_units
 from dolma_sql.runtime.progress import console
-from dolma_sql.tag.plan import output_folders, plan_units
-from dolma_sql.tag.plugins import import_tagger_modules
-from dolma_sql.tag.registry import check_taggers
-from dolma_sql.tag.resume import recording_every_file, tag_ledger
-from dolma_sql.tag.unit import tag_file
+from dolma_sql.tagger.plan import output_folders, plan_units
+from dolma_sql.tagger.plugins import import_tagger_modules
+from dolma_sql.tagger.registry import check_taggers
+from dolma_sql.tagger.resume import recording_every_file, tag_ledger
+from dolma_sql.tagger.unit import tag_file
 
 __all__ = ["run"]
 

@@ -8,8 +8,8 @@ from dolma_sql.config.tag import TagConfig
 from dolma_sql.errors import ConfigError
 from dolma_sql.layout import swap_segment
 from dolma_sql.storage import urls
-from dolma_sql.tag.registry import make_variable_name
-from dolma_sql.tag.unit import AttributeFile, TagSettings, TagUnit
+from dolma_sql.tagger.registry import make_variable_name
+from dolma_sql.tagger.unit import AttributeFile, TagSettings, TagUnit
 
 
 def plan_units(config: TagConfig, *, warn: Callable[[str], None]) -> list[TagUnit]:

@@ -20,13 +20,13 @@ import time
 import numpy as np
 
 from dolma_sql.config.dedupe import BloomFilterConfig, DeduperConfig
-from dolma_sql.dedupe.attributes import write_attributes
-from dolma_sql.dedupe.bloom import BloomFilter, plan_size
-from dolma_sql.dedupe.extract import ExtractUnit, extract_files
-from dolma_sql.dedupe.fingerprints import HASH_SCHEME, fingerprinter
-from dolma_sql.dedupe.intermediates import read_table
-from dolma_sql.dedupe.plan import FileJob, Settings, Writing, ledger_options, writing_of
-from dolma_sql.dedupe.report import Report, Stats
+from dolma_sql.deduper.attributes import write_attributes
+from dolma_sql.deduper.bloom import BloomFilter, plan_size
+from dolma_sql.deduper.extract import ExtractUnit, extract_files
+from dolma_sql.deduper.fingerprints import HASH_SCHEME, fingerprinter
+from dolma_sql.deduper.intermediates import read_table
+from dolma_sql.deduper.plan import FileJob, Settings, Writing, ledger_options, writing_of
+from dolma_sql.deduper.report import Report, Stats
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.runtime import Executor, Ledger
 from dolma_sql.storage import urls

@@ -10,7 +10,7 @@ import numpy as np
 
 from dolma_sql import storage
 from dolma_sql.storage import urls
-from dolma_sql.tokens.reading import TokenizedBatch
+from dolma_sql.tokenizer.reading import TokenizedBatch
 
 
 class MemmapSeries:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import pyarrow as pa
 
 from dolma_sql.formats.attributes import encode_attribute_fields
-from dolma_sql.tag.batch import TagBatch
-from dolma_sql.tag.registry import get_tagger, make_variable_name, registry
+from dolma_sql.tagger.batch import TagBatch
+from dolma_sql.tagger.registry import get_tagger, make_variable_name, registry
 
 
 def tag_texts(name: str, texts: pa.Array, seed: int = 0, options: dict | None = None, **columns: pa.Array) -> pa.Array:

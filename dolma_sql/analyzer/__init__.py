@@ -25,8 +25,8 @@ from dolma_sql import storage
 from dolma_sql.config.stat import StatConfig
 from dolma_sql.runtime import Executor, Ledger, run_units
 from dolma_sql.runtime.progress import console
-from dolma_sql.stat.attribute_file import StatUnit, summarize_file
-from dolma_sql.stat.histogram import Summary, Tracker
+from dolma_sql.analyzer.attribute_file import StatUnit, summarize_file
+from dolma_sql.analyzer.histogram import Summary, Tracker
 from dolma_sql.storage import urls
 
 REPORT_NAME = "summaries.jsonl.gz"
@@ -44,7 +44,7 @@ def run(config: StatConfig, *, executor: Executor) -> list[Summary]:
             storage.check_writable(folder, where=where)
     staging = kept if kept and urls.is_local(kept) else None  # remote outputs are staged in a local work folder
     ledger = Ledger("stat", {"bins": config.bins, "regex": config.regex})
-    executor.prepare("dolma_sql.stat.attribute_file")
+    executor.prepare("dolma_sql.analyzer.attribute_file")
     with contextlib.nullcontext(kept) if kept else tempfile.TemporaryDirectory(prefix="dolma-sql-stat-") as work:
         units = [StatUnit(path, _partial_url(work, path, ledger), urls.size(path), config.bins, config.regex) for path in files]
         run_units(summarize_file, units, executor=executor, label="stat", ledger=ledger)
@@ -52,7 +52,7 @@ def run(config: StatConfig, *, executor: Executor) -> list[Summary]:
     if config.report:
         _write_report(summaries, report_url(config.report), staging=staging)
     if config.plot:
-        from dolma_sql.stat.display import plot
+        from dolma_sql.analyzer.display import plot
 
         plot(summaries, config.plot, staging=staging)
     return summaries

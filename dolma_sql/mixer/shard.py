@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from dolma_sql import layout, storage
 from dolma_sql.errors import InputError
 from dolma_sql.formats.lines import BATCH_BYTES, LineBatch, decode_object, iter_line_batches
-from dolma_sql.mix.plan import ShardTask
+from dolma_sql.mixer.plan import ShardTask
 from dolma_sql.runtime import progress
 
 RESULT_ROWS = 2048

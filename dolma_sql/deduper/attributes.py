@@ -7,10 +7,10 @@ import numpy as np
 import pyarrow as pa
 
 from dolma_sql import storage
-from dolma_sql.dedupe.intermediates import read_table
-from dolma_sql.dedupe.keys import KIND_FALLBACK, KIND_SILENT
-from dolma_sql.dedupe.plan import FileJob, Settings, Writing
-from dolma_sql.dedupe.report import Stats
+from dolma_sql.deduper.intermediates import read_table
+from dolma_sql.deduper.keys import KIND_FALLBACK, KIND_SILENT
+from dolma_sql.deduper.plan import FileJob, Settings, Writing
+from dolma_sql.deduper.report import Stats
 from dolma_sql.formats.attributes import Spans, encode_attribute_fields, encode_objects, format_floats
 from dolma_sql.storage.commit import remove_temps
 

@@ -13,9 +13,9 @@ from dolma_sql.errors import DolmaSqlError, InputError
 from dolma_sql.formats.attributes import encode_attribute_fields, encode_rows
 from dolma_sql.formats.documents import iter_document_batches
 from dolma_sql.storage.commit import remove_temps
-from dolma_sql.tag.batch import TagBatch
-from dolma_sql.tag.plugins import import_tagger_modules
-from dolma_sql.tag.registry import get_tagger, needed_fields
+from dolma_sql.tagger.batch import TagBatch
+from dolma_sql.tagger.plugins import import_tagger_modules
+from dolma_sql.tagger.registry import get_tagger, needed_fields
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from sqlglot import exp
 
 from dolma_sql import storage
 from dolma_sql.config.dedupe import DeduperConfig
-from dolma_sql.dedupe.attributes import write_attributes
-from dolma_sql.dedupe.extract import extract_files
-from dolma_sql.dedupe.intermediates import count_rows, table_path, table_prefix
-from dolma_sql.dedupe.plan import FileJob, Settings, lineage_url, writing_of
-from dolma_sql.dedupe.report import Report, Stats
+from dolma_sql.deduper.attributes import write_attributes
+from dolma_sql.deduper.extract import extract_files
+from dolma_sql.deduper.intermediates import count_rows, table_path, table_prefix
+from dolma_sql.deduper.plan import FileJob, Settings, lineage_url, writing_of
+from dolma_sql.deduper.report import Report, Stats
 from dolma_sql.runtime import Executor
 from dolma_sql.sql import fill, load_sql, render
 from dolma_sql.storage.commit import remove_temps

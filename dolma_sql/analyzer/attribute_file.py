@@ -19,7 +19,7 @@ import pyarrow.json
 from dolma_sql import storage
 from dolma_sql.errors import InputError
 from dolma_sql.formats.lines import LineBatch, iter_line_batches, line_bytes
-from dolma_sql.stat.histogram import Tracker
+from dolma_sql.analyzer.histogram import Tracker
 
 MEASURES = ("score", "length")
 

@@ -14,8 +14,8 @@ import time
 
 from dolma_sql import storage
 from dolma_sql.config.dedupe import DeduperConfig
-from dolma_sql.dedupe.plan import FileJob, lineage_url, plan_files, settings_of, work_folder, writing_of
-from dolma_sql.dedupe.report import Report, print_report, write_report
+from dolma_sql.deduper.plan import FileJob, lineage_url, plan_files, settings_of, work_folder, writing_of
+from dolma_sql.deduper.report import Report, print_report, write_report
 from dolma_sql.runtime import Executor
 from dolma_sql.runtime.progress import console
 from dolma_sql.storage import urls
@@ -26,8 +26,8 @@ __all__ = ["DeduperConfig", "Report", "plan_files", "print_report", "run"]
 def run(config: DeduperConfig, *, executor: Executor, quiet: bool = False) -> Report:
     """Deduplicate the documents of ``config`` on ``executor``: write the attribute files (and the Bloom
     filter, or exact mode's lineage table), the JSON report when ``config.report`` names one, and return the report."""
-    from dolma_sql.dedupe.bloom_run import run_bloom  # here: workers import this package for extract_file alone
-    from dolma_sql.dedupe.exact_run import run_exact
+    from dolma_sql.deduper.bloom_run import run_bloom  # here: workers import this package for extract_file alone
+    from dolma_sql.deduper.exact_run import run_exact
 
     started = time.perf_counter()
     settings = settings_of(config)

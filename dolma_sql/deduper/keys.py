@@ -12,8 +12,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dolma_sql.dedupe.fingerprints import Fingerprinter
-from dolma_sql.dedupe.plan import Settings
+from dolma_sql.deduper.fingerprints import Fingerprinter
+from dolma_sql.deduper.plan import Settings
 from dolma_sql.text import WORD_PATTERN, count_words
 
 KIND_WHOLE, KIND_NGRAMS, KIND_FALLBACK, KIND_SILENT = 0, 1, 2, 3

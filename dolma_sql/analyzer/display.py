@@ -7,7 +7,7 @@ import re
 import numpy as np
 
 from dolma_sql import storage
-from dolma_sql.stat.histogram import Summary
+from dolma_sql.analyzer.histogram import Summary
 from dolma_sql.storage import urls
 
 PLOT_BINS = 50

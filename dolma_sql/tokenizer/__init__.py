@@ -30,11 +30,11 @@ import numpy as np
 
 from dolma_sql.config.tokens import TokensConfig
 from dolma_sql.runtime import Counters, Executor, run_units
-from dolma_sql.tokens.memmap import MemmapSeries, remove_series
-from dolma_sql.tokens.plan import GroupUnit, plan_tokens
-from dolma_sql.tokens.readback import TokenizedDocument, iter_documents, tokens_stats
-from dolma_sql.tokens.reading import iter_shuffled_batches
-from dolma_sql.tokens.tokenizer import DocumentTokenizer
+from dolma_sql.tokenizer.memmap import MemmapSeries, remove_series
+from dolma_sql.tokenizer.plan import GroupUnit, plan_tokens
+from dolma_sql.tokenizer.readback import TokenizedDocument, iter_documents, tokens_stats
+from dolma_sql.tokenizer.reading import iter_shuffled_batches
+from dolma_sql.tokenizer.tokenizer import DocumentTokenizer
 
 __all__ = ["TokenizedDocument", "TokensConfig", "TokensResult", "iter_documents", "run", "tokens_stats"]
 

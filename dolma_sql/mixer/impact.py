@@ -22,10 +22,10 @@ from rich.table import Table
 from dolma_sql import storage
 from dolma_sql.config.mix import MixerConfig, StreamConfig
 from dolma_sql.formats.lines import LineBatch
-from dolma_sql.mix.documents import decode_texts, trimmed_utf8_lengths, utf8_lengths
-from dolma_sql.mix.edits import collect_edits
-from dolma_sql.mix.plan import ShardTask
-from dolma_sql.mix.shard import queried_batches
+from dolma_sql.mixer.documents import decode_texts, trimmed_utf8_lengths, utf8_lengths
+from dolma_sql.mixer.edits import collect_edits
+from dolma_sql.mixer.plan import ShardTask
+from dolma_sql.mixer.shard import queried_batches
 from dolma_sql.runtime import Counters
 from dolma_sql.spans import SpanEdits, apply_spans
 

@@ -11,10 +11,10 @@ import numpy as np
 
 from dolma_sql.config.tokens import FieldsConfig
 from dolma_sql.formats.documents import iter_document_batches
-from dolma_sql.tokens.tokenizer import DocumentTokenizer
+from dolma_sql.tokenizer.tokenizer import DocumentTokenizer
 
 if TYPE_CHECKING:
-    from dolma_sql.tokens.plan import GroupUnit
+    from dolma_sql.tokenizer.plan import GroupUnit
 
 
 @dataclass

@@ -16,8 +16,8 @@ import pyarrow.compute as pc
 
 from dolma_sql.errors import InputError
 from dolma_sql.formats.lines import LineBatch
-from dolma_sql.mix.documents import decode_json
-from dolma_sql.mix.plan import ShardTask
+from dolma_sql.mixer.documents import decode_json
+from dolma_sql.mixer.plan import ShardTask
 from dolma_sql.spans import SpanEdits
 
 _NO_SPANS = pa.array(["[]", "null"])

@@ -1,0 +1,92 @@
+"""The Python API: every command as a function of its config, the same runs as the command line.
+
+Each function takes the command's config as a dict (the keys of dolma's JSON/YAML configs) or as its
+typed struct, validates it as a config file is validated, and runs on ``executor`` when one is given
+(the caller enters and leaves it), else on the executor the config names (``executor``,
+``processes``). Heavy libraries are imported when a function runs, not when ``dolma_sql`` is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from dolma_sql.config import config_from
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from dolma_sql.runtime.executor import Executor
+
+
+@contextlib.contextmanager
+def _executor_for(config: Any, executor: Executor | None) -> Iterator[Executor]:
+    """The caller's executor as it is, or the one the config asks for, entered for the run."""
+    if executor is not None:
+        yield executor
+        return
+    from dolma_sql.runtime.executors import executor_of
+
+    with executor_of(config) as built:
+        yield built
+
+
+def mix(config: dict | Any, *, executor: Executor | None = None, dry_run: bool = False, allow_missing_attributes: bool = False):
+    """Run a mixer recipe (dolma's ``MixerConfig``); ``dry_run`` returns the impact report instead of writing."""
+    from dolma_sql import mixer
+    from dolma_sql.config.mix import MixerConfig
+
+    recipe = config_from(config, MixerConfig)
+    with _executor_for(recipe, executor) as running:
+        run = mixer.dry_run if dry_run else mixer.run
+        return run(recipe, executor=running, allow_missing_attributes=allow_missing_attributes, quiet=True)
+
+
+def tag(config: dict | Any, *, executor: Executor | None = None):
+    """Run taggers over documents and write attribute files (dolma's ``TaggerConfig``); returns the counters."""
+    from dolma_sql import tagger
+    from dolma_sql.config.tag import TagConfig
+
+    settings = config_from(config, TagConfig)
+    with _executor_for(settings, executor) as running:
+        return tagger.run(settings, executor=running, quiet=True)
+
+
+def dedupe(config: dict | Any, *, executor: Executor | None = None):
+    """Mark duplicate documents or paragraphs (dolma's ``DeduperConfig``, plus ``dedupe.mode: exact``); returns the report."""
+    from dolma_sql import deduper
+    from dolma_sql.config.dedupe import DeduperConfig
+
+    settings = config_from(config, DeduperConfig)
+    with _executor_for(settings, executor) as running:
+        return deduper.run(settings, executor=running, quiet=True)
+
+
+def tokens(config: dict | Any, *, executor: Executor | None = None):
+    """Tokenize documents into dolma/OLMo memmaps (dolma's ``TokenizerConfig``); returns what the run did."""
+    from dolma_sql import tokenizer
+    from dolma_sql.config.tokens import TokensConfig
+
+    settings = config_from(config, TokensConfig)
+    with _executor_for(settings, executor) as running:
+        return tokenizer.run(settings, executor=running)
+
+
+def stat(config: dict | Any, *, executor: Executor | None = None):
+    """Histograms of every attribute's scores and span lengths (dolma's ``AnalyzerConfig``); returns the summaries."""
+    from dolma_sql import analyzer
+    from dolma_sql.config.stat import StatConfig
+
+    settings = config_from(config, StatConfig)
+    with _executor_for(settings, executor) as running:
+        return analyzer.run(settings, executor=running)
+
+
+def corpus(documents: Sequence[str], attributes: Sequence[str] | None = None, *, allow_read: Sequence[str] = ()) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with the views ``documents``, ``attributes`` and ``spans`` over a corpus, sandboxed
+    as ``dolma-sql sql`` is (files outside the corpus and ``allow_read`` cannot be read; nothing is written)."""
+    from dolma_sql.query import open_sandboxed
+
+    connection, _ = open_sandboxed(list(documents), list(attributes) if attributes is not None else None, database=None, threads=None, allow_write=False, allow_read=allow_read)
+    return connection

@@ -8,8 +8,7 @@ typed struct, validates it as a config file is validated, and runs on ``executor
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from dolma_sql.config import config_from
@@ -20,16 +19,12 @@ if TYPE_CHECKING:
     from dolma_sql.runtime.executor import Executor
 
 
-@contextlib.contextmanager
-def _executor_for(config: Any, executor: Executor | None) -> Iterator[Executor]:
-    """The caller's executor as it is, or the one the config asks for, entered for the run."""
-    if executor is not None:
-        yield executor
-        return
+def _executor_for(config: Any, executor: Executor | None) -> Executor:
+    """The caller's executor, or the one the config asks for. The latter is not entered: it starts its
+    workers for each map of units and stops them after, so none sit idle through a command's serial steps."""
     from dolma_sql.runtime.executors import executor_of
 
-    with executor_of(config) as built:
-        yield built
+    return executor if executor is not None else executor_of(config)
 
 
 def mix(config: dict | Any, *, executor: Executor | None = None, dry_run: bool = False, allow_missing_attributes: bool = False):
@@ -38,9 +33,8 @@ def mix(config: dict | Any, *, executor: Executor | None = None, dry_run: bool =
     from dolma_sql.config.mix import MixerConfig
 
     recipe = config_from(config, MixerConfig)
-    with _executor_for(recipe, executor) as running:
-        run = mixer.dry_run if dry_run else mixer.run
-        return run(recipe, executor=running, allow_missing_attributes=allow_missing_attributes, quiet=True)
+    run = mixer.dry_run if dry_run else mixer.run
+    return run(recipe, executor=_executor_for(recipe, executor), allow_missing_attributes=allow_missing_attributes, quiet=True)
 
 
 def tag(config: dict | Any, *, executor: Executor | None = None):
@@ -49,8 +43,7 @@ def tag(config: dict | Any, *, executor: Executor | None = None):
     from dolma_sql.config.tag import TagConfig
 
     settings = config_from(config, TagConfig)
-    with _executor_for(settings, executor) as running:
-        return tagger.run(settings, executor=running, quiet=True)
+    return tagger.run(settings, executor=_executor_for(settings, executor), quiet=True)
 
 
 def dedupe(config: dict | Any, *, executor: Executor | None = None):
@@ -59,8 +52,7 @@ def dedupe(config: dict | Any, *, executor: Executor | None = None):
     from dolma_sql.config.dedupe import DeduperConfig
 
     settings = config_from(config, DeduperConfig)
-    with _executor_for(settings, executor) as running:
-        return deduper.run(settings, executor=running, quiet=True)
+    return deduper.run(settings, executor=_executor_for(settings, executor), quiet=True)
 
 
 def tokens(config: dict | Any, *, executor: Executor | None = None):
@@ -69,8 +61,7 @@ def tokens(config: dict | Any, *, executor: Executor | None = None):
     from dolma_sql.config.tokens import TokensConfig
 
     settings = config_from(config, TokensConfig)
-    with _executor_for(settings, executor) as running:
-        return tokenizer.run(settings, executor=running)
+    return tokenizer.run(settings, executor=_executor_for(settings, executor))
 
 
 def stat(config: dict | Any, *, executor: Executor | None = None):
@@ -79,8 +70,7 @@ def stat(config: dict | Any, *, executor: Executor | None = None):
     from dolma_sql.config.stat import StatConfig
 
     settings = config_from(config, StatConfig)
-    with _executor_for(settings, executor) as running:
-        return analyzer.run(settings, executor=running)
+    return analyzer.run(settings, executor=_executor_for(settings, executor))
 
 
 def corpus(documents: Sequence[str], attributes: Sequence[str] | None = None, *, allow_read: Sequence[str] = ()) -> duckdb.DuckDBPyConnection:

@@ -27,6 +27,7 @@ from rich.table import Table
 from sqlglot import exp
 
 from dolma_sql.errors import DolmaSqlError
+from dolma_sql import storage
 from dolma_sql.storage import codec_of
 from dolma_sql.sql import render
 from dolma_sql.views import Corpus, add_missing_function, explain_error, open_views, view_files, widen_object_limit
@@ -250,7 +251,7 @@ def export(
     finally:
         writer.close()
     if output is not None:
-        os.replace(target, output)
+        storage.publish(target, output)  # the scratch folder is beside the output: a rename
     else:
         with open(target, "rb") as result:
             shutil.copyfileobj(result, sys.stdout.buffer)

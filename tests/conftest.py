@@ -80,3 +80,18 @@ def ray_cluster(tmp_path_factory, s3_server):
     yield cluster
     cluster.stop()
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture()
+def read_only_folder(tmp_path):
+    """A folder nobody can write into, root included: a read-only tmpfs (as root), else a folder without write bits."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        folder.chmod(0o500)
+        yield folder
+        folder.chmod(0o700)
+        return
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], check=True)
+    yield folder
+    subprocess.run(["umount", str(folder)], check=True)

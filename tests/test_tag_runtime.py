@@ -167,10 +167,9 @@ def test_an_unwritable_destination_is_one_clear_error_before_any_work(tmp_path):
     assert first.startswith("error: destination: '/dev/null/x") and "not writable" in first, result.stderr
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
-def test_a_read_only_destination_is_one_clear_error_before_any_work(tmp_path):
+def test_a_read_only_destination_is_one_clear_error_before_any_work(tmp_path, read_only_folder):
     write_corpus(tmp_path, files=1)
-    (tmp_path / "locked").mkdir(mode=0o500)
+    (tmp_path / "locked").symlink_to(read_only_folder)
     result = run_cli(["tag", "--documents", "documents/*.gz", "--taggers", "gopher_v1", "--destination", "locked/x"], tmp_path)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith("error: destination: 'locked/x") and "not writable" in result.stderr

@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
             for job in deduper.plan_files(config):
                 typer.echo(f"{job.path} -> {job.attributes}")
             return
-        with executor_of(config) as executor:
-            executor.prepare(extract_file.__module__)
-            result = deduper.run(config, executor=executor)
+        executor = executor_of(config)  # not entered: its workers stop after extraction, before the filter or SQL step
+        executor.prepare(extract_file.__module__)
+        result = deduper.run(config, executor=executor)
         deduper.print_report(result)

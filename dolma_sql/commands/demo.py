@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
-import shutil
 from importlib.resources import as_file, files
+from pathlib import Path
 
 import typer
 from rich.console import Console
 from rich.table import Table
+
+from dolma_sql import storage
 
 console = Console()
 
@@ -26,12 +28,13 @@ def register(app: typer.Typer) -> None:
         folder = os.path.abspath(folder)
         sample = files("dolma_sql.recipes")
         with as_file(sample.joinpath("demo")) as source:
-            for part in ("documents", "attributes"):
-                shutil.copytree(os.path.join(source, part), os.path.join(folder, part), dirs_exist_ok=True)
+            for path in sorted(Path(source).rglob("*")):
+                if path.is_file() and path.relative_to(source).parts[0] in ("documents", "attributes"):
+                    storage.copy_to(str(path), os.path.join(folder, path.relative_to(source)))
         recipe_path = os.path.join(folder, "recipe.yaml")
         with as_file(sample.joinpath("demo.yaml")) as recipe:
-            shutil.copyfile(recipe, recipe_path)
-        shutil.rmtree(os.path.join(folder, "output"), ignore_errors=True)
+            storage.copy_to(str(recipe), recipe_path)
+        storage.urls.remove_tree(os.path.join(folder, "output"))
 
         config = load_config(MixerConfig, config_file=recipe_path, flags=[])
         previous = os.getcwd()

@@ -7,7 +7,7 @@ one way an output reaches its final name.
 """
 
 from dolma_sql.storage.codecs import codec_of, compressed_writer, decompressed_reader
-from dolma_sql.storage.commit import OutputFile, check_writable, output, staged, write_bytes
+from dolma_sql.storage.commit import OutputFile, check_writable, copy_to, output, publish, staged, write_bytes
 from dolma_sql.storage.urls import (
     exists,
     expand_globs,
@@ -28,6 +28,7 @@ __all__ = [
     "OutputFile",
     "check_writable",
     "codec_of",
+    "copy_to",
     "compressed_writer",
     "decompressed_reader",
     "exists",
@@ -40,6 +41,7 @@ __all__ = [
     "open_input",
     "output",
     "parent",
+    "publish",
     "read_bytes",
     "relative",
     "remove",

@@ -135,17 +135,24 @@ def staged(url: str, *, staging: str | None = None, rename: bool = True) -> Iter
         temp = os.path.join(folder, f"{urls.name(url)}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}")
     try:
         yield temp
-        with _disk_errors(url):
-            if local is None:
-                _upload(temp, url)
-            elif rename:
-                os.replace(temp, local)
-            else:
-                urls.makedirs(os.path.dirname(local))
-                shutil.copyfile(temp, local)
+        publish(temp, url, rename=rename)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.remove(temp)
+
+
+def publish(finished: str, url: str, *, rename: bool = True) -> None:
+    """Put a finished local file at ``url`` in one step: renamed into place (it must be on the same
+    filesystem as a local ``url``), copied (``rename=False``) or uploaded (a remote ``url``)."""
+    local = urls.local_path(url)
+    with _disk_errors(url):
+        if local is None:
+            _upload(finished, url)
+        elif rename:
+            os.replace(finished, local)
+        else:
+            urls.makedirs(os.path.dirname(local))
+            shutil.copyfile(finished, local)
 
 
 def _upload(temp: str, url: str) -> None:

@@ -4,8 +4,9 @@ Semantics (dolma's, with its defects fixed):
 
 * offsets are code points; spans of one text are stable-sorted by start (ties keep the
   order they were given in: rule order, then selection order);
-* a span starting before the end of the last *applied* span is skipped (overlapping and
-  nested spans are dropped, not merged; adjacent spans both apply);
+* a span starting before the end of the last *applied* span, or at its start, is skipped
+  (overlapping and nested spans are dropped, not merged, and of spans starting at one
+  position only the first applies, empty ones too; adjacent spans both apply);
 * a replacement is a template whose ``{}`` stand for the original span text; ``""`` deletes;
 * offsets past the end of the text are clamped to it, so an empty or out-of-range span
   inserts its replacement once and never duplicates text (upstream appends the whole text
@@ -107,7 +108,7 @@ def _replacements(source: pl.Series, row, start, end, template, templates: list[
 
 
 def _resolve(edits: SpanEdits, char_lengths: np.ndarray):
-    """Clamp, stable-sort by (row, start), and drop spans that start inside an applied span."""
+    """Clamp, stable-sort by (row, start), and drop spans that start inside an applied span or at its start."""
     row = np.asarray(edits.row, np.int64)
     limit = char_lengths[row]
     start = np.clip(np.asarray(edits.start, np.int64), 0, limit)
@@ -126,18 +127,19 @@ def _resolve(edits: SpanEdits, char_lengths: np.ndarray):
     shift = (row * widest).astype(np.int64)
     running = np.maximum.accumulate(end + shift) - shift
     previous_max = np.where(group_start, -1, np.r_[-1, running[:-1]])
-    conflict = start < previous_max
+    same_start = ~group_start & (start == np.r_[-1, start[:-1]])  # only empty spans add conflicts here
+    conflict = (start < previous_max) | same_start
     keep = np.ones(len(row), dtype=bool)
     conflicted = np.unique(row[conflict])
     firsts, stops = np.searchsorted(row, conflicted), np.searchsorted(row, conflicted, side="right")  # row is sorted
     for first, stop in zip(firsts.tolist(), stops.tolist()):
-        applied_end = -1
-        # only rows whose spans overlap: drop the ones inside an applied span
+        applied_start = applied_end = -1
+        # only rows whose spans overlap: drop the ones inside an applied span or at its start
         for index, (span_start, span_end) in enumerate(zip(start[first:stop].tolist(), end[first:stop].tolist()), first):
-            if span_start < applied_end:
+            if span_start < applied_end or span_start == applied_start:
                 keep[index] = False
             else:
-                applied_end = span_end
+                applied_start, applied_end = span_start, span_end
     return row[keep], start[keep], end[keep], template[keep]
 
 

@@ -31,18 +31,18 @@ def replace(text: str, spans: list[tuple[int, int]], replacement: str = "[A:{}]"
 
 
 def reference(text: str, spans: list[tuple[int, int, str]]) -> str:
-    """The rules in plain Python: clamp, stable sort by start, skip spans inside an applied one."""
+    """The rules in plain Python: clamp, stable sort by start, skip spans inside an applied one or at its start."""
     length = len(text)
     ordered = sorted(
         ((min(s, length), min(e, length), i, r) for i, (s, e, r) in enumerate(spans)), key=lambda item: (item[0], item[2])
     )
-    out, cursor, applied_end = [], 0, -1
+    out, cursor, applied_start, applied_end = [], 0, -1, -1
     for start, end, _, replacement in ordered:
-        if start < applied_end:
+        if start < applied_end or start == applied_start:
             continue
         out.append(text[cursor:start])
         out.append(text[start:end].join(replacement.split("{}")))
-        cursor = applied_end = end
+        applied_start, cursor, applied_end = start, end, end
     out.append(text[cursor:])
     return "".join(out)
 
@@ -67,6 +67,16 @@ def test_same_start_keeps_the_first_given():
     assert apply_spans(pa.array([TEXT]), edits)[0].as_py() == "01[A:2345]6789"
     edits, _ = edits_for([[(2, 4, "[A:{}]"), (2, 6, "")]])
     assert apply_spans(pa.array([TEXT]), edits)[0].as_py() == "01[A:23]456789"
+
+
+def test_empty_spans_at_one_position_follow_the_same_start_rule():
+    """Of spans starting at one position only the first given applies, empty ones too (issue 18 item 12)."""
+    edits, _ = edits_for([[(0, 0, "[short]"), (0, 0, "[]")]])
+    assert apply_spans(pa.array([""]), edits)[0].as_py() == "[short]"
+    edits, _ = edits_for([[(2, 2, "<a>"), (2, 2, "<b>"), (2, 5, "X")], [(2, 5, "X"), (2, 2, "<a>")]])
+    assert apply_spans(pa.array([TEXT, TEXT]), edits).to_pylist() == ["01<a>23456789", "01X56789"]
+    edits, _ = edits_for([[(0, 2, "A"), (2, 2, "<e>"), (2, 4, "B"), (4, 4, "<f>")]])  # adjacent spans apply, the later one at 2 does not
+    assert apply_spans(pa.array([TEXT]), edits)[0].as_py() == "A<e>23<f>456789"
 
 
 def test_empty_and_out_of_range_spans_never_duplicate_text():

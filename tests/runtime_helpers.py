@@ -3,6 +3,7 @@ an uninterrupted run writes; a command's outputs compared byte for byte."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import random
@@ -43,21 +44,38 @@ def output_contents(folder: Path) -> dict[str, bytes]:
     return contents
 
 
-def kill_at_random_points(args: list[str], cwd: Path, *, kills: int, seed: int, clean_seconds: float) -> int:
-    """Start ``dolma-sql args`` ``kills`` times and SIGKILL it (with its workers) after a random delay
-    within the duration of a clean run; returns how many of the runs were killed before they finished."""
+def ledger_records(folder: Path) -> int:
+    """How many units the ledger under ``folder`` has recorded as finished."""
+    return sum(1 for path in folder.rglob("*.done") if LEDGER_FOLDER in path.parts)
+
+
+def kill_at_random_points(args: list[str], cwd: Path, *, kills: int, seed: int, clean_seconds: float, watch: Path | None = None) -> int:
+    """Start ``dolma-sql args`` ``kills`` times and SIGKILL it with its workers; returns how many runs were
+    killed before they finished.
+
+    The first run is killed as soon as it has recorded a unit in the ledger under ``watch`` (``cwd`` by
+    default): an event, so it is killed part-way however busy the machine is (given more than one unit
+    to do). The others are killed after a random delay within the duration of a clean run, anywhere
+    from start-up to the last commit.
+    """
     rng = random.Random(seed)
+    watch = watch or cwd
     killed = 0
-    for _ in range(kills):
+    for attempt in range(kills):
+        before = ledger_records(watch)
         process = subprocess.Popen(
             cli_command(args), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
-        try:
-            process.wait(timeout=rng.uniform(0.05, 1.0) * clean_seconds)
-        except subprocess.TimeoutExpired:
+        if attempt == 0:
+            while process.poll() is None and ledger_records(watch) == before:
+                time.sleep(0.005)
+        else:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=rng.uniform(0.05, 1.0) * clean_seconds)
+        if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
             killed += 1
+        process.wait()
     return killed
 
 

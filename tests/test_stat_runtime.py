@@ -72,7 +72,7 @@ def test_a_run_killed_at_random_points_and_rerun_writes_the_same_report(attribut
     work = tmp_path / "work"
     clean_seconds = timed_run(["stat", "--attributes", str(attributes), "--report", str(tmp_path / "clean"), "--processes", "2"], tmp_path)
     args = ["stat", "--attributes", str(attributes), "--report", str(tmp_path / "resumed"), "--processes", "2", "--work_dir.output", str(work)]
-    assert kill_at_random_points(args, tmp_path, kills=6, seed=3, clean_seconds=clean_seconds) > 0
+    assert kill_at_random_points(args, tmp_path, kills=6, seed=3, clean_seconds=clean_seconds, watch=work) >= 1
     timed_run(args, tmp_path)
     assert output_contents(tmp_path / "resumed") == output_contents(tmp_path / "clean")
     assert not no_temp_files(tmp_path / "clean")

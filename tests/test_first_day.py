@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import run_oracle
 from executor_helpers import square
 from runtime_helpers import run_cli
 
@@ -49,3 +51,59 @@ def test_a_one_shard_mix_with_8_processes_starts_one_process_at_most_and_says_so
     result = run_cli(["mix", str(tmp_path / "recipe.json"), "--processes", "8"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "1 unit of work for --processes 8: running it in 1 process, not 8" in result.stderr
+
+
+# item 6: tokens options as upstream takes them
+
+
+def tokens_by_document(destination: Path) -> dict[tuple[str, int], list[int]]:
+    from dolma_sql.tokenizer import iter_documents
+
+    return {(Path(doc.src).name, doc.loc): doc.tokens.tolist() for doc in iter_documents(str(destination))}
+
+
+def tokens_cli(args: list[str], cwd: Path):
+    return run_cli(["tokens", "--documents", PROVIDED, "--processes", "1", *args], cwd=cwd)
+
+
+PROVIDED = "tests/data/provided/documents/000.json.gz"
+GPT_NEO_FILE = "tests/data/tokenizer/gpt-neo-test-tokenizer.json"
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("ids", [["--tokenizer.eos_token_id", "50279"], ["--tokenizer.bos_token_id", "50279"], []], ids=["eos", "bos", "neither"])
+def test_bos_and_eos_as_upstream(conformance, oracle, tmp_path, ids):
+    """One of them is enough for both; with neither both refuse (dolma 1.2.1 raises ValueError in its workers)."""
+    args = ["--tokenizer.name_or_path", GPT_NEO_FILE, *ids]
+    upstream = subprocess.run([str(oracle), "tokens", "--documents", PROVIDED, *args, "--destination", str(tmp_path / "up")], cwd=conformance, capture_output=True, text=True)
+    ours = tokens_cli([*args, "--destination", str(tmp_path / "ours")], conformance)
+    if not ids:
+        assert upstream.returncode != 0 and "Neither eos_token_id nor bos_token_id" in upstream.stderr
+        assert ours.returncode == 1 and "neither tokenizer.eos_token_id nor tokenizer.bos_token_id" in ours.stderr
+        assert "Traceback" not in ours.stderr
+        return
+    assert upstream.returncode == 0, upstream.stderr[-3000:]
+    assert ours.returncode == 0, ours.stderr
+    assert tokens_by_document(tmp_path / "ours") == tokens_by_document(tmp_path / "up")
+    assert ("no tokenizer.eos_token_id" in ours.stderr) == ("bos" in ids[0])
+
+
+@pytest.mark.oracle
+def test_a_wider_dtype_than_the_vocabulary_needs_is_taken_with_a_warning(conformance, oracle, tmp_path):
+    """dolma 1.2.1 refuses --dtype uint32 for a 50,280-id vocabulary; dolma-sql writes the same ids in 4 bytes each."""
+    args = ["--tokenizer.name_or_path", GPT_NEO_FILE, "--tokenizer.eos_token_id", "50279"]
+    run_oracle(oracle, ["tokens", "--documents", PROVIDED, *args, "--destination", str(tmp_path / "up")], cwd=conformance)
+    refused = subprocess.run([str(oracle), "tokens", "--documents", PROVIDED, *args, "--dtype", "uint32", "--destination", str(tmp_path / "up32")], cwd=conformance, capture_output=True, text=True)
+    assert refused.returncode != 0 and "Numpy type mismatch" in refused.stderr
+    ours = tokens_cli([*args, "--dtype", "uint32", "--destination", str(tmp_path / "ours")], conformance)
+    assert ours.returncode == 0, ours.stderr
+    assert "dtype uint32 is wider than the vocabulary of 50,280 ids needs" in " ".join(ours.stderr.split())
+    assert tokens_by_document(tmp_path / "ours") == tokens_by_document(tmp_path / "up")
+    npy = tmp_path / "ours" / "part-0-00000.npy"
+    assert npy.stat().st_size == 2 * (tmp_path / "up" / "part-0-00000.npy").stat().st_size
+
+
+def test_a_dtype_the_vocabulary_does_not_fit_in_is_refused(conformance, tmp_path):
+    for dtype, message in (("uint8", "too small for the tokenizer: its vocabulary of 50,280 ids needs uint16"), ("int32", "not an unsigned integer dtype")):
+        result = tokens_cli(["--tokenizer.name_or_path", GPT_NEO_FILE, "--tokenizer.eos_token_id", "50279", "--dtype", dtype, "--destination", str(tmp_path / dtype)], conformance)
+        assert result.returncode == 1 and message in " ".join(result.stderr.split()), result.stderr

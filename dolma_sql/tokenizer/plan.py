@@ -47,6 +47,9 @@ class TokensPlan:
 def plan_tokens(config: TokensConfig, *, warn: Callable[[str], None] | None = None) -> TokensPlan:
     """Check the tokenizer, group the files and prepare the destination (nothing is written for a dry run)."""
     tokenizer = DocumentTokenizer(config.tokenizer, config.dtype)
+    if warn is not None:
+        for message in option_warnings(tokenizer):
+            warn(message)
     files = storage.expand_globs(config.documents, config_path="documents", warn=warn)
     groups = plan_groups(files, processes=config.processes, files_per_process=config.files_per_process, seed=config.seed)
     if config.dryrun:
@@ -58,6 +61,20 @@ def plan_tokens(config: TokensConfig, *, warn: Callable[[str], None] | None = No
     ledger = Ledger("tokens", output_options(config, groups, tokenizer))
     prepare_destination(config, ledger, units)
     return TokensPlan(len(files), len(groups), units, ledger)
+
+
+def option_warnings(tokenizer: DocumentTokenizer) -> list[str]:
+    """What upstream warns about, or refuses where dolma-sql goes on: a missing EOS id, a dtype wider than needed."""
+    messages = []
+    if tokenizer.options.eos_token_id is None:
+        messages.append("no tokenizer.eos_token_id: documents end without an end-of-sequence token, only their BOS token separates them")
+    if tokenizer.dtype != tokenizer.needed_dtype:
+        messages.append(
+            f"dtype {tokenizer.dtype.name} is wider than the vocabulary of {tokenizer.vocab_size:,} ids needs: the memmaps take "
+            f"{tokenizer.dtype.itemsize // tokenizer.needed_dtype.itemsize}x the space of {tokenizer.needed_dtype.name} ones "
+            f"(dolma 1.2.1 refuses any dtype but {tokenizer.needed_dtype.name})"
+        )
+    return messages
 
 
 def plan_groups(files: list[str], *, processes: int, files_per_process: int | None, seed: int) -> list[list[str]]:

@@ -41,17 +41,8 @@ class DocumentTokenizer:
         self.sha256 = hashlib.sha256(content).hexdigest()
         self.options = options
         self.vocab_size = self.tokenizer.get_vocab_size()
-        self.dtype = np.dtype(np.min_scalar_type(self.vocab_size - 1)).newbyteorder("<")
-        try:
-            wanted = None if dtype is None else np.dtype(dtype)
-        except TypeError:
-            raise ConfigError(f"{dtype!r} is not a numpy dtype", path="dtype", hint=f"pass --dtype {self.dtype.name}") from None
-        if wanted is not None and wanted != self.dtype:
-            raise ConfigError(
-                f"dtype {dtype!r} does not match the tokenizer: its vocabulary of {self.vocab_size:,} ids needs {self.dtype.name}",
-                path="dtype",
-                hint=f"pass --dtype {self.dtype.name}",
-            )
+        self.needed_dtype = np.dtype(np.min_scalar_type(self.vocab_size - 1)).newbyteorder("<")
+        self.dtype = self.needed_dtype if dtype is None else _memmap_dtype(dtype, self.needed_dtype, self.vocab_size)
         for name in ("bos_token_id", "eos_token_id"):
             value = getattr(options, name)
             if value is not None and not 0 <= value <= np.iinfo(self.dtype).max:
@@ -149,6 +140,24 @@ PARAGRAPH = re.compile(r"(^\n*|\n+)[^\n]*")
 
 ENCODE_CHARS = 1 << 19
 """Characters per ``encode_batch`` call: the Rust encodings cost ~100 bytes per token until converted to ids."""
+
+
+def _memmap_dtype(name: str, needed: np.dtype, vocab_size: int) -> np.dtype:
+    """The memmaps' dtype: any unsigned integer type the vocabulary's ids fit in (dolma 1.2.1 takes
+    only the smallest, ``needed``; one dtype for several tokenizers is a common choice)."""
+    try:
+        wanted = np.dtype(name)
+    except TypeError:
+        raise ConfigError(f"{name!r} is not a numpy dtype", path="dtype", hint=f"pass --dtype {needed.name}") from None
+    if wanted.kind != "u":
+        raise ConfigError(f"{name!r} is not an unsigned integer dtype", path="dtype", hint=f"pass --dtype {needed.name} (or a wider uint)")
+    if wanted.itemsize < needed.itemsize:
+        raise ConfigError(
+            f"dtype {name!r} is too small for the tokenizer: its vocabulary of {vocab_size:,} ids needs {needed.name}",
+            path="dtype",
+            hint=f"pass --dtype {needed.name} (or a wider uint)",
+        )
+    return wanted.newbyteorder("<")
 
 
 def _ids(tokenizer, texts: list[str]) -> list[list[int]]:

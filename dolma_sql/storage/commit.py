@@ -71,7 +71,7 @@ class OutputFile(io.RawIOBase):
 
     def write(self, data) -> int:
         try:
-            with _disk_errors(self.url):
+            with _disk_errors(self.url, temp=self.temp_path):
                 self._sink.write(data)
         except BaseException:
             self.abort()
@@ -81,7 +81,7 @@ class OutputFile(io.RawIOBase):
 
     def commit(self) -> None:
         try:
-            with _disk_errors(self.url):
+            with _disk_errors(self.url, temp=self.temp_path):
                 self._sink.close()
                 self._raw.close()
         except BaseException as error:
@@ -94,7 +94,8 @@ class OutputFile(io.RawIOBase):
             return
         with contextlib.suppress(Exception):
             self._sink.close()
-        self._raw.close()
+        with contextlib.suppress(OSError):  # flushing what is buffered fails again on a full disk
+            self._raw.close()
         error = RuntimeError("aborted")
         with contextlib.suppress(Exception):
             self._staged.__exit__(RuntimeError, error, None)
@@ -134,7 +135,8 @@ def staged(url: str, *, staging: str | None = None, rename: bool = True) -> Iter
             os.makedirs(folder, exist_ok=True)
         temp = os.path.join(folder, f"{urls.name(url)}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}")
     try:
-        yield temp
+        with _disk_errors(url, only=_FULL, temp=temp):  # a library writing the temp file (NumPy, Parquet) on a full disk
+            yield temp
         publish(temp, url, rename=rename)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -185,27 +187,50 @@ _DISK_HINTS = {
 }
 
 
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+NEARLY_FULL_BYTES = 1 << 20
+"""Free space under which a failed write that names no cause (NumPy's short write) is taken for a full disk."""
+
+
 @contextlib.contextmanager
-def _disk_errors(url: str) -> Iterator[None]:
-    """Turn the disk's refusals into an :class:`OutputError` that names the output (and free space when full)."""
+def _disk_errors(url: str, only: tuple[int, ...] = tuple(_DISK_HINTS), *, temp: str | None = None) -> Iterator[None]:
+    """Turn the disk's refusals (those of ``only``) into an :class:`OutputError` that names the output (and free
+    space when full); ``temp`` is the local file being written for it, if any."""
     try:
         yield
-    except OSError as error:
-        if error.errno not in _DISK_HINTS:
+    except Exception as error:
+        code = _cause(error, temp)
+        if code not in only:
             raise
-        message = f"cannot write: {os.strerror(error.errno)}"
-        if error.errno in (errno.ENOSPC, errno.EDQUOT):
-            message += _free_space(url)
-        raise OutputError(message, path=url, hint=_DISK_HINTS[error.errno]) from None
+        message = f"cannot write: {os.strerror(code)}"
+        if code in _FULL:
+            folder = os.path.dirname(os.path.abspath(temp or urls.local_path(url) or os.path.join(tempfile.gettempdir(), "-")))
+            free = _free_bytes(folder)
+            message += f" ({free:,} bytes free in {folder})" if free >= 0 else ""
+        raise OutputError(message, path=url, hint=_DISK_HINTS[code]) from None
 
 
-def _free_space(url: str) -> str:
-    local = urls.local_path(url)
-    folder = os.path.dirname(os.path.abspath(local)) if local is not None else tempfile.gettempdir()
+def _cause(error: Exception, temp: str | None) -> int | None:
+    """The errno of a failed write: an ``OSError``'s own, or a full disk when a library writing ``temp``
+    failed saying so in words (DuckDB, Arrow) or with no errno on a disk that is full (NumPy's short write)."""
+    if isinstance(error, OSError) and error.errno is not None:
+        return error.errno
+    if temp is None or isinstance(error, OutputError):
+        return None
+    if os.strerror(errno.ENOSPC) in str(error):
+        return errno.ENOSPC
+    if isinstance(error, OSError) and 0 <= _free_bytes(os.path.dirname(os.path.abspath(temp))) < NEARLY_FULL_BYTES:
+        return errno.ENOSPC
+    return None
+
+
+def _free_bytes(folder: str) -> int:
+    """Free bytes on the filesystem of ``folder`` (-1 if unknown)."""
     try:
-        return f" ({shutil.disk_usage(folder).free:,} bytes free in {folder})"
+        return shutil.disk_usage(folder).free
     except OSError:
-        return ""
+        return -1
 
 
 def check_writable(folder: str, *, where: str) -> None:

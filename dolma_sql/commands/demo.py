@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import shlex
 from importlib.resources import as_file, files
 from pathlib import Path
 
 import typer
+import yaml
 from rich.console import Console
 from rich.table import Table
 
@@ -32,28 +34,37 @@ def register(app: typer.Typer) -> None:
                 if path.is_file() and path.relative_to(source).parts[0] in ("documents", "attributes"):
                     storage.copy_to(str(path), os.path.join(folder, path.relative_to(source)))
         recipe_path = os.path.join(folder, "recipe.yaml")
-        with as_file(sample.joinpath("demo.yaml")) as recipe:
-            storage.copy_to(str(recipe), recipe_path)
+        storage.write_bytes(recipe_path, anchored_recipe(sample.joinpath("demo.yaml").read_text(encoding="utf-8"), folder).encode())
         storage.urls.remove_tree(os.path.join(folder, "output"))
 
         config = load_config(MixerConfig, config_file=recipe_path, flags=[])
-        previous = os.getcwd()
-        os.chdir(folder)
-        try:
-            result = mix(config)
-        finally:
-            os.chdir(previous)
-
-        totals = result.totals
+        totals = mix(config).totals
         table = Table(title="dolma-sql demo", show_header=False)
+        table.add_column(no_wrap=True)
+        table.add_column(overflow="fold")
         table.add_row("corpus", os.path.join(folder, "documents"))
         table.add_row("recipe", recipe_path)
         table.add_row("documents in", f"{totals.get('documents', 0):,.0f}")
         table.add_row("documents kept", f"{totals.get('documents_kept', 0):,.0f}")
         table.add_row("documents with spans replaced", f"{totals.get('documents_span_replaced', 0):,.0f}")
-        table.add_row("output", os.path.join(folder, config.streams[0].output.path))
+        table.add_row("output", config.streams[0].output.path)
         console.print(table)
-        console.print(f"The SQL the recipe compiled to:   dolma-sql mix {recipe_path} --explain", highlight=False, soft_wrap=True)
-        console.print(f"What each rule removes:           dolma-sql mix {recipe_path} --dry-run", highlight=False, soft_wrap=True)
-        console.print(f"Query the corpus:                 dolma-sql sql --documents '{folder}/documents/*.jsonl.gz' --attributes quality \\\n"
-                      "                                    \"SELECT count(*) FROM documents\"", highlight=False, soft_wrap=True)
+        recipe = shlex.quote(recipe_path)
+        documents = shlex.quote(os.path.join(folder, "documents", "*.jsonl.gz"))
+        console.print("Next, from any folder:", highlight=False)
+        for what, command in (
+            ("print the SQL the recipe compiles to", f"dolma-sql mix {recipe} --explain"),
+            ("report what each rule removes", f"dolma-sql mix {recipe} --dry-run"),
+            ("query the corpus with SQL", f'dolma-sql sql --documents {documents} --attributes quality "SELECT count(*) FROM documents"'),
+        ):
+            console.print(f"  # {what}\n  {command}", highlight=False, soft_wrap=True)
+
+
+def anchored_recipe(recipe: str, folder: str) -> str:
+    """The bundled recipe with its document globs and output paths under ``folder``, so that it runs from any folder."""
+    config = yaml.safe_load(recipe)
+    for stream in config["streams"]:
+        stream["documents"] = [os.path.join(folder, pattern) for pattern in stream["documents"]]
+        stream["output"]["path"] = os.path.join(folder, stream["output"]["path"])
+    header = "# The recipe of `dolma-sql demo`, with the paths of the demo folder (it runs from any folder).\n"
+    return header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=10_000)

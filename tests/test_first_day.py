@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -107,3 +109,59 @@ def test_a_dtype_the_vocabulary_does_not_fit_in_is_refused(conformance, tmp_path
     for dtype, message in (("uint8", "too small for the tokenizer: its vocabulary of 50,280 ids needs uint16"), ("int32", "not an unsigned integer dtype")):
         result = tokens_cli(["--tokenizer.name_or_path", GPT_NEO_FILE, "--tokenizer.eos_token_id", "50279", "--dtype", dtype, "--destination", str(tmp_path / dtype)], conformance)
         assert result.returncode == 1 and message in " ".join(result.stderr.split()), result.stderr
+
+
+# item 9: the demo's next steps run from any folder
+
+
+def test_the_demos_next_commands_run_from_any_folder(tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    demo = run_cli(["demo", "demo"], cwd=tmp_path, env={**os.environ, "COLUMNS": "80"})  # a relative folder, as a user types it
+    assert demo.returncode == 0, demo.stderr
+    commands = [shlex.split(line.strip()) for line in demo.stdout.splitlines() if line.startswith("  dolma-sql ")]
+    assert [command[1] for command in commands] == ["mix", "mix", "sql"], demo.stdout
+    recipe = (tmp_path / "demo" / "recipe.yaml").read_text()
+    assert str(tmp_path / "demo" / "documents") in recipe and str(tmp_path / "demo" / "output") in recipe
+    for cwd in (tmp_path, tmp_path / "elsewhere"):
+        explain, dry_run, sql = (run_cli(command[1:], cwd=cwd) for command in commands)
+        for result in (explain, dry_run, sql):
+            assert result.returncode == 0, result.stderr
+        assert "SELECT" in explain.stdout
+        assert "kept" in dry_run.stdout and "359" in dry_run.stdout
+        assert "400" in sql.stdout
+
+
+# item 10: nothing the user reads is cut at 80 columns
+
+
+def test_a_dry_run_at_80_columns_shows_every_rule_and_path_in_full(tmp_path):
+    documents = write_documents(tmp_path / "a-rather-long-folder-name-for-the-corpus" / "documents" / "part-0.jsonl.gz", ["short", "a longer document " * 5])
+    attributes = tmp_path / "a-rather-long-folder-name-for-the-corpus" / "attributes" / "quality" / "part-0.jsonl.gz"
+    attributes.parent.mkdir(parents=True)
+    rows = [{"id": "0", "attributes": {"quality__words": [[0, 5, 1.0]]}}, {"id": "1", "attributes": {"quality__words": [[0, 90, 15.0]]}}]
+    attributes.write_bytes(gzip.compress("".join(json.dumps(row) + "\n" for row in rows).encode()))
+    include = "$.attributes[?(@.quality__words && @.quality__words[0] && @.quality__words[0][2] >= 10)]"
+    exclude = "$.attributes[?(@.quality__words && @.quality__words[0] && @.quality__words[0][2] > 100000)]"
+    output = tmp_path / "an-output-folder-whose-path-is-longer-than-eighty-columns-together-with-its-parents"
+    recipe = {
+        "streams": [
+            {
+                "name": "s",
+                "documents": [str(documents)],
+                "attributes": ["quality"],
+                "output": {"path": str(output)},
+                "filter": {"include": [include], "exclude": [exclude]},
+                "span_replacement": [{"span": "$.attributes.quality__words", "min_score": 100, "replacement": ""}],
+            }
+        ]
+    }
+    (tmp_path / "recipe.json").write_text(json.dumps(recipe))
+    narrow = {**os.environ, "COLUMNS": "80"}
+    dry_run = run_cli(["mix", str(tmp_path / "recipe.json"), "--dry-run"], cwd=tmp_path, env=narrow)
+    assert dry_run.returncode == 0, dry_run.stderr
+    assert max(len(line) for line in dry_run.stdout.splitlines() if "┃" in line or "│" in line) <= 80
+    for name, expression in (("include_0", include), ("exclude_0", exclude), ("span_replacement[0]", "$.attributes.quality__words")):
+        assert f"{name}: {expression}" in dry_run.stdout
+    mixed = run_cli(["mix", str(tmp_path / "recipe.json")], cwd=tmp_path, env=narrow)
+    assert mixed.returncode == 0, mixed.stderr
+    assert f"s: {output}" in mixed.stderr

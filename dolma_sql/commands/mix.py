@@ -66,7 +66,7 @@ def _print_totals(config: MixerConfig, mixed: MixResult) -> None:
         + (f", {totals.get('units_skipped', 0):,.0f} shard(s) already done" if totals.get("units_skipped") else "")
     )
     for stream in config.streams:
-        console.print(f"  {stream.name}: {stream.output.path}")
+        console.print(f"  {stream.name}: {stream.output.path}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _explain(config: MixerConfig) -> None:

@@ -41,7 +41,9 @@ def tokenize(config: TokensConfig) -> TokensResult:
     seconds = time.perf_counter() - started
     console.print(
         f"{counters.get('documents', 0):,.0f} documents from {result.files:,} files, {counters.get('tokens', 0):,.0f} tokens "
-        f"in {counters.get('memmaps', 0):,.0f} memmaps in {config.destination} ({counters.get('tokens', 0) / seconds:,.0f} tokens/s)"
+        f"in {counters.get('memmaps', 0):,.0f} memmaps in {config.destination} ({counters.get('tokens', 0) / seconds:,.0f} tokens/s)",
+        highlight=False,
+        soft_wrap=True,
     )
     return result
 
@@ -54,8 +56,9 @@ def print_stats(destination: str) -> None:
 
     stats = tokens_stats(destination)
     table = Table(title=f"{destination}: {stats['memmaps']} memmaps")
-    for header in ("source", "documents", "tokens"):
-        table.add_column(header, justify="left" if header == "source" else "right")
+    table.add_column("source", overflow="fold")  # a path: folded, never cut
+    table.add_column("documents", justify="right", no_wrap=True)
+    table.add_column("tokens", justify="right", no_wrap=True)
     for source, entry in stats["sources"].items():
         table.add_row(source, f"{entry['documents']:,}", f"{entry['tokens']:,}")
     table.add_row("[bold]total", f"[bold]{stats['documents']:,}", f"[bold]{stats['tokens']:,}")

@@ -63,6 +63,8 @@ def print_report(report: Report) -> None:
     from dolma_sql.runtime.progress import console
 
     table = Table(title=f"dedupe ({report.mode})", show_header=False)
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")  # the lineage table's path: folded, never cut
     stats = report.stats
     rows = [
         ("files processed / skipped", f"{stats.files:,} / {stats.skipped_files:,}"),

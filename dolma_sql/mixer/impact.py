@@ -17,7 +17,9 @@ import json
 import numpy as np
 import pyarrow as pa
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from dolma_sql import storage
 from dolma_sql.config.mix import MixerConfig, StreamConfig
@@ -169,28 +171,49 @@ def _stream_report(index: int, stream: StreamConfig, totals: Counters) -> dict:
     }
 
 
+UNLIMITED_WIDTH = 1 << 20
+"""The width a table is measured at to find the width it needs without cutting or folding."""
+
+
 def print_report(report: dict, console: Console | None = None) -> None:
-    console = console or Console(width=160)
+    """One table per stream. Nothing the user reads is cut: when the rules' expressions do not fit
+    beside the numbers (an 80-column terminal), the table names the rules and lists them in full below it."""
+    console = console or Console()
     for stream in report["streams"]:
-        total = max(stream["in"]["documents"], 1)
-        table = Table(title=f"stream {stream['stream']}: {stream['in']['documents']:,} documents, ~{stream['in']['tokens_estimate']:,} tokens in")
-        table.add_column("rule")
-        table.add_column("expression", max_width=70, overflow="ellipsis", no_wrap=True)
-        for column in ("alone: docs", "alone: %", "beyond earlier rules: docs", "beyond earlier rules: bytes"):
-            table.add_column(column, justify="right")
-        for rule in stream["filters"]:
-            alone, marginal = rule["alone"]["documents"], rule["marginal"]
-            table.add_row(rule["rule"], rule["expression"], f"{alone:,}", f"{100 * alone / total:.1f}%", f"{marginal['documents']:,}", f"{marginal['text_bytes']:,}")
-        for span in stream["span_replacement"]:
-            change = -span["text_bytes_removed_alone"]
-            table.add_row(span["rule"], span["span"], f"{span['documents']:,} changed", "", "", f"{change:+,} (alone)")
-        short = stream["min_text_length"]
-        table.add_row("min_text_length", "", "", "", f"{short['documents']:,}", f"{short['text_bytes']:,}")
-        kept = stream["kept"]
-        table.add_row(
-            "[bold]kept", "", f"[bold]{kept['documents']:,}", f"{100 * kept['documents'] / total:.1f}%", "", f"[bold]{kept['text_bytes']:,} (~{kept['tokens_estimate']:,} tokens)"
-        )
-        console.print(table)
+        rules = [(rule["rule"], rule["expression"]) for rule in stream["filters"]] + [(span["rule"], span["span"]) for span in stream["span_replacement"]]
+        table = _report_table(stream, with_expressions=True)
+        if Measurement.get(console, console.options.update_width(UNLIMITED_WIDTH), table).maximum <= console.width:
+            console.print(table)
+            continue
+        console.print(_report_table(stream, with_expressions=False))
+        for name, expression in rules:
+            if expression:
+                console.print(f"  {name}: {expression}", highlight=False, markup=False, soft_wrap=True)
+
+
+def _report_table(stream: dict, *, with_expressions: bool) -> Table:
+    total = max(stream["in"]["documents"], 1)
+    table = Table(title=f"stream {stream['stream']}: {stream['in']['documents']:,} documents, ~{stream['in']['tokens_estimate']:,} tokens in")
+    table.add_column("rule", no_wrap=True)
+    if with_expressions:
+        table.add_column("expression", no_wrap=True)
+    for column in ("alone: docs", "alone: %", "beyond earlier rules: docs", "beyond earlier rules: bytes"):
+        table.add_column(column, justify="right", overflow="fold")
+
+    def add_row(rule: str, expression: str, *cells: str) -> None:
+        table.add_row(rule, *([Text(expression)] if with_expressions else []), *cells)  # an expression is not markup
+
+    for rule in stream["filters"]:
+        alone, marginal = rule["alone"]["documents"], rule["marginal"]
+        add_row(rule["rule"], rule["expression"], f"{alone:,}", f"{100 * alone / total:.1f}%", f"{marginal['documents']:,}", f"{marginal['text_bytes']:,}")
+    for span in stream["span_replacement"]:
+        change = -span["text_bytes_removed_alone"]
+        add_row(span["rule"], span["span"], f"{span['documents']:,} changed", "", "", f"{change:+,} (alone)")
+    short = stream["min_text_length"]
+    add_row("min_text_length", "", "", "", f"{short['documents']:,}", f"{short['text_bytes']:,}")
+    kept = stream["kept"]
+    add_row("[bold]kept", "", f"[bold]{kept['documents']:,}", f"{100 * kept['documents'] / total:.1f}%", "", f"[bold]{kept['text_bytes']:,} (~{kept['tokens_estimate']:,} tokens)")
+    return table
 
 
 def write_report(report: dict, url: str) -> None:

@@ -23,6 +23,8 @@ class TagBatch:
     table: pa.Table
     seed: int = 0
     options: dict = field(default_factory=dict)
+    path: str = ""
+    """The document file the batch comes from (``""`` outside ``tag``)."""
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:

@@ -8,17 +8,19 @@ points, rows ascending).
 from __future__ import annotations
 
 import difflib
+import importlib
 import importlib.util
+import pkgutil
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
 from dolma_sql.errors import ConfigError
 from dolma_sql.formats.attributes import Spans
 from dolma_sql.tagger.batch import TagBatch
-from dolma_sql.tagger.plugins import load_builtin_taggers
 
 TaggerOutput = dict[str, Spans]
 """Span type -> spans, in the order the types appear in the attribute row."""
@@ -70,6 +72,16 @@ class TaggerSpec:
 _REGISTRY: dict[str, TaggerSpec] = {}
 
 
+@cache
+def load_builtin_taggers() -> None:
+    """Import every module of :mod:`dolma_sql.udfs` (each registers its family), once per process."""
+    import dolma_sql.udfs
+
+    for module in pkgutil.iter_modules(dolma_sql.udfs.__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"dolma_sql.udfs.{module.name}")
+
+
 def tagger(
     name: str,
     *,
@@ -91,13 +103,29 @@ def tagger(
     """
 
     def register(fn: TaggerFn) -> TaggerFn:
-        existing = _REGISTRY.get(name)
-        if existing is not None and existing.fn.__qualname__ != fn.__qualname__:
-            raise ValueError(f"tagger {name!r} is already registered by {existing.module}")
-        _REGISTRY[name] = TaggerSpec(name, fn, tuple(types), tuple(defaults), tuple(needs), requires, check, vectorized)
+        register_spec(TaggerSpec(name, fn, tuple(types), tuple(defaults), tuple(needs), requires, check, vectorized))
         return fn
 
     return register
+
+
+def register_spec(spec: TaggerSpec) -> None:
+    """Register ``spec`` under its name; the same definition imported again (a module re-run) replaces itself."""
+    existing = _REGISTRY.get(spec.name)
+    if existing is not None and _definition(existing) != _definition(spec):
+        raise ValueError(f"tagger {spec.name!r} is already registered by {existing.module}")
+    _REGISTRY[spec.name] = spec
+
+
+def _definition(spec: TaggerSpec) -> str:
+    defined = getattr(spec, "tagger_class", None) or spec.fn
+    return defined.__qualname__
+
+
+def known_tagger(name: str) -> bool:
+    """Whether ``name`` is registered (built-in taggers included)."""
+    load_builtin_taggers()
+    return name in _REGISTRY
 
 
 def registry() -> dict[str, TaggerSpec]:

@@ -33,8 +33,8 @@ def register_duckdb_functions(connection, names: Sequence[str] | None = None) ->
 
     The function returns the row's attributes as JSON text keyed by span type (no experiment or
     tagger prefix), e.g. ``{"word_count":[[0,333,78.0]],…}``; query it with DuckDB's JSON
-    functions (``gopher_v1(text)->'$.word_count[0][2]'``). Taggers that need document fields
-    beyond the text (``metadata``) take them as further VARCHAR arguments in ``needs`` order.
+    functions (``gopher_v1(text)->'$.word_count[0][2]'``). Taggers that need ``metadata`` take it
+    as a second VARCHAR argument (JSON text).
     Names with characters DuckDB identifiers cannot hold are registered with dolma's ``_`` sanitising.
     """
     import duckdb
@@ -42,7 +42,7 @@ def register_duckdb_functions(connection, names: Sequence[str] | None = None) ->
     registered = []
     specs = [get_tagger(n) for n in names] if names is not None else list(registry().values())
     for spec in specs:
-        extra = [f for f in spec.needs if f != "text"]
+        extra = [f for f in spec.needs if f == "metadata"]  # other fields (a plugin's ``version``) are null in SQL
         function_name = make_variable_name(spec.name)
         connection.create_function(
             function_name,

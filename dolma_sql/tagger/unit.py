@@ -73,7 +73,7 @@ def tag_file(unit: TagUnit) -> dict[str, float]:
                 table = table.slice(0, max(0, settings.max_documents - documents))
             if not table.num_rows:
                 break
-            batch = TagBatch(table, seed=settings.seed, options=options)
+            batch = TagBatch(table, seed=settings.seed, options=options, path=unit.source)
             try:
                 results = {name: spec.run(batch) for name, spec in specs.items()}
             except DolmaSqlError:

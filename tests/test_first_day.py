@@ -165,3 +165,23 @@ def test_a_dry_run_at_80_columns_shows_every_rule_and_path_in_full(tmp_path):
     mixed = run_cli(["mix", str(tmp_path / "recipe.json")], cwd=tmp_path, env=narrow)
     assert mixed.returncode == 0, mixed.stderr
     assert f"s: {output}" in mixed.stderr
+
+
+# item 11: tag --profile.*
+
+
+def test_tag_profile_writes_the_costliest_functions_to_its_output(tmp_path):
+    write_documents(tmp_path / "corpus" / "documents" / "a.jsonl.gz", ["one two three", "four five"])
+    write_documents(tmp_path / "corpus" / "documents" / "b.jsonl.gz", ["six seven", "eight"])
+    profile = tmp_path / "prof.txt"
+    args = ["tag", "--documents", str(tmp_path / "corpus" / "documents" / "*.jsonl.gz"), "--taggers", "char_length_v1", "--processes", "2"]
+    result = run_cli([*args, "--profile.enable", "--profile.output", str(profile), "--profile.sort_key", "cumulative", "--profile.lines", "25"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = profile.read_text()
+    assert "function calls" in text and "Ordered by: cumulative time" in text
+    assert "due to restriction <25>" in text and "tag_file" in text  # the units ran in the profiled process
+    assert len(list((tmp_path / "corpus" / "attributes" / "char_length_v1").glob("*.jsonl.gz"))) == 2
+    printed = run_cli([*args, "--profile.enable", "--profile.lines", "3", "--ignore_existing"], cwd=tmp_path)
+    assert printed.returncode == 0 and "Ordered by: internal time" in printed.stdout  # no output: standard output, as dolma's help says
+    wrong = run_cli([*args, "--profile.enable", "--profile.sort_key", "speed"], cwd=tmp_path)
+    assert wrong.returncode == 1 and "profile.sort_key" in wrong.stderr and "cumulative" in wrong.stderr

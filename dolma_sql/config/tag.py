@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import os
+import pstats
 
 import msgspec
 
 from dolma_sql.config.shared import Config, ExecutorConfig, WorkDirConfig
 from dolma_sql.errors import ConfigError
 
+SORT_KEYS = tuple(sorted(pstats.Stats.sort_arg_dict_default))
+"""The ``profile.sort_key`` values pstats takes (dolma offers the same)."""
+
 
 class ProfileConfig(Config):
-    """dolma's ``profile``: only ``steps`` is used here (tag at most that many documents per file)."""
+    """dolma's ``profile``: with ``enable`` the run is profiled with cProfile in one process, and the
+    ``lines`` costliest functions by ``sort_key`` are written to ``output`` (standard output when
+    unset); ``steps`` tags at most that many documents per file."""
 
     enable: bool = False
     output: str | None = None
@@ -66,6 +72,10 @@ class TagConfig(Config):
             raise ConfigError(f"must be at least 1, got {self.processes}", path="processes")
         if self.profile.steps is not None and self.profile.steps < 0:
             raise ConfigError(f"must be at least 0, got {self.profile.steps}", path="profile.steps")
+        if self.profile.sort_key not in SORT_KEYS:
+            raise ConfigError(f"unknown sort key {self.profile.sort_key!r}", path="profile.sort_key", hint=f"use one of {', '.join(SORT_KEYS)}")
+        if self.profile.lines < 1:
+            raise ConfigError(f"must be at least 1, got {self.profile.lines}", path="profile.lines")
         return self
 
     def tagger_names(self) -> list[str]:

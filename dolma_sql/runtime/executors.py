@@ -26,7 +26,9 @@ def build_executor(kind: str = "local", *, processes: int = 1, allocator: str = 
 
 def executor_of(config) -> Executor:
     """The executor a command's config asks for: its ``executor`` section and ``processes`` (one process
-    with ``debug``, as dolma does)."""
+    with ``debug``, as dolma does; the calling process alone with ``profile.enable``, which profiles it)."""
+    if getattr(getattr(config, "profile", None), "enable", False):
+        return SerialExecutor()
     settings = config.executor
     processes = 1 if getattr(config, "debug", False) else config.processes
     return build_executor(settings.kind, processes=processes, allocator=settings.allocator, address=settings.address)

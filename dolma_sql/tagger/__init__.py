@@ -12,6 +12,7 @@ from __future__ import annotations
 from dolma_sql import storage
 from dolma_sql.config.tag import TagConfig
 from dolma_sql.runtime import Counters, Executor, run_units
+from dolma_sql.runtime.profiling import profiled
 from dolma_sql.runtime.progress import console
 from dolma_sql.tagger.plan import output_folders, plan_units
 from dolma_sql.tagger.plugins import import_tagger_modules
@@ -28,6 +29,8 @@ def run(config: TagConfig, *, executor: Executor, quiet: bool = False) -> Counte
     Taggers, their dependencies and models, the documents and the destinations' write access are
     all checked before any file is tagged. Document files whose attribute files the ledger has
     with these options are skipped (``units_skipped`` counts them) unless ``config.ignore_existing``.
+    ``profile.enable`` profiles the units that run in this process (all of them on the executor
+    :func:`~dolma_sql.runtime.executors.executor_of` builds for such a config).
     """
     import_tagger_modules(config.tagger_modules)
     check_taggers(config.tagger_names(), config.model_options())
@@ -35,9 +38,11 @@ def run(config: TagConfig, *, executor: Executor, quiet: bool = False) -> Counte
     for folder in output_folders(units):
         storage.check_writable(folder, where="destination" if config.destination is not None else "documents")
     ledger = tag_ledger(config, units)
-    return run_units(
-        tag_file, units, executor=executor, label="tag", ledger=ledger, redo=config.ignore_existing, quiet=quiet, on_result=recording_every_file(ledger)
-    )
+    profile = config.profile
+    with profiled(profile.enable, output=profile.output, sort_key=profile.sort_key, lines=profile.lines):
+        return run_units(
+            tag_file, units, executor=executor, label="tag", ledger=ledger, redo=config.ignore_existing, quiet=quiet, on_result=recording_every_file(ledger)
+        )
 
 
 def _warn(message: str) -> None:

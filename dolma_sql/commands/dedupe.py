@@ -12,11 +12,12 @@ from __future__ import annotations
 import typer
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.help import config_command
 from dolma_sql.runtime.executors import executor_of
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("dedupe", context_settings=DOLMA_FLAGS)
+    @app.command("dedupe", cls=config_command("dolma_sql.config.dedupe:DeduperConfig"), context_settings=DOLMA_FLAGS)
     def dedupe_command(
         ctx: typer.Context,
         exact: bool = typer.Option(False, "--exact", help="Exact dedup with DuckDB (no false positives) and a lineage table; same as --dedupe.mode exact."),

@@ -9,10 +9,11 @@ import typer
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
 from dolma_sql.config.tag import ListConfig
+from dolma_sql.help import config_command
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("list", context_settings=DOLMA_FLAGS, help="List the available taggers (dolma list).")
+    @app.command("list", cls=config_command("dolma_sql.config.tag:ListConfig"), context_settings=DOLMA_FLAGS, help="List the available taggers (dolma list).")
     def list_taggers(ctx: typer.Context) -> None:
         from rich.console import Console
         from rich.table import Table

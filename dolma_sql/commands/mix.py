@@ -9,8 +9,10 @@ import typer
 from rich.console import Console
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.help import config_command
 from dolma_sql.runtime.executors import executor_of
 from dolma_sql.config.mix import MixerConfig
+from dolma_sql.errors import ConfigError
 from dolma_sql.runtime.progress import console
 
 if TYPE_CHECKING:
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("mix", context_settings=DOLMA_FLAGS)
+    @app.command("mix", cls=config_command("dolma_sql.config.mix:MixerConfig"), context_settings=DOLMA_FLAGS, options_metavar="[RECIPE] [OPTIONS]")
     def mix_command(
         ctx: typer.Context,
         explain: bool = typer.Option(False, "--explain", help="Print the SQL each stream runs and exit (touches no file)."),
@@ -29,6 +31,8 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Filter, clean and reshard documents with a dolma mixer recipe: dolma-sql mix RECIPE (or -c RECIPE mix)."""
+        if not (ctx.find_root().obj or {}).get("config") and not (ctx.args and not ctx.args[0].startswith("-")):
+            raise ConfigError("no recipe given", hint="dolma-sql mix RECIPE (or dolma-sql -c RECIPE mix); dolma-sql mix -h lists a recipe's keys")
         config = command_config(ctx, MixerConfig, positional_config=True)
         if config.dryrun:
             typer.echo(msgspec.json.format(msgspec.json.encode(config)).decode())

@@ -10,11 +10,12 @@ from __future__ import annotations
 import typer
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.help import config_command
 from dolma_sql.runtime.executors import executor_of
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("stat", context_settings=DOLMA_FLAGS)
+    @app.command("stat", cls=config_command("dolma_sql.config.stat:StatConfig"), context_settings=DOLMA_FLAGS)
     def stat_command(ctx: typer.Context) -> None:
         """Histograms of the scores and span lengths of every attribute (dolma's `stat`)."""
         from rich.console import Console

@@ -11,6 +11,7 @@ import msgspec
 import typer
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.help import config_command
 from dolma_sql.runtime.executors import executor_of
 from dolma_sql.config.tag import TagConfig
 
@@ -18,7 +19,9 @@ HYPHENATED = {"--tagger-modules": "--tagger_modules", "--ignore-existing": "--ig
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("tag", context_settings=DOLMA_FLAGS, help="Run taggers over documents and write attribute files (dolma tag).")
+    @app.command(
+        "tag", cls=config_command("dolma_sql.config.tag:TagConfig"), context_settings=DOLMA_FLAGS, help="Run taggers over documents and write attribute files (dolma tag)."
+    )
     def tag_command(ctx: typer.Context) -> None:
         from dolma_sql.runtime.progress import console
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
+from dolma_sql.help import config_command
 from dolma_sql.runtime.executors import executor_of
 
 if TYPE_CHECKING:  # the tokenizer stack is imported when the command runs, not when it is registered
@@ -66,7 +67,9 @@ def print_stats(destination: str) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("tokens", context_settings=DOLMA_FLAGS, help="Tokenize documents into dolma/OLMo memmaps (dolma's flags).")
+    @app.command(
+        "tokens", cls=config_command("dolma_sql.config.tokens:TokensConfig"), context_settings=DOLMA_FLAGS, help="Tokenize documents into dolma/OLMo memmaps (dolma's flags)."
+    )
     def tokens(
         ctx: typer.Context,
         stats: Optional[str] = typer.Option(None, "--stats", help="Summarise a tokens destination (documents, tokens per source) and exit."),

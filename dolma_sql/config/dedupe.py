@@ -19,19 +19,27 @@ from dolma_sql.storage import urls
 
 class DocumentDedupeConfig(Config):
     attribute_name: str
+    """Attribute key the spans of duplicate documents are written under."""
     key: str
+    """JSONPath of the field compared, e.g. $.metadata.url or $.text."""
 
 
 class NgramDedupeConfig(Config):
     ngram_length: int = 0
+    """Words per n-gram (0: whole paragraphs are compared)."""
     stride: int = 0
+    """Words skipped between the n-grams checked (0: every n-gram)."""
     overlap_threshold: float = 1.0
+    """Fraction of a paragraph's n-grams seen before that marks it a duplicate."""
     skip_short_paragraphs: bool = False
+    """Skip paragraphs with too few words for two n-grams (else they are hashed whole)."""
 
 
 class ParagraphDedupeConfig(Config):
     attribute_name: str
+    """Attribute key the spans of duplicate paragraphs are written under."""
     paragraph_separator: str = "\n"
+    """String that separates paragraphs."""
     by_ngram: NgramDedupeConfig | None = None
 
 
@@ -39,17 +47,27 @@ class DedupeConfig(Config):
     """dolma's ``DedupeConfig`` plus ``mode`` (``bloom`` or ``exact``) and ``lineage`` (exact mode's table)."""
 
     name: str | None = None
+    """Name of the attribute set written (unset: the attribute name)."""
     documents: DocumentDedupeConfig | None = None
     paragraphs: ParagraphDedupeConfig | None = None
     skip_empty: bool = False
+    """Skip empty and whitespace-only documents or paragraphs."""
     min_length: int = 0
+    """Skip keys or paragraphs shorter than this."""
     min_words: int = 0
+    """Skip documents or paragraphs with fewer words than this."""
     num_partitions: int = 1
+    """Number of partitions the keys (or files) are split into."""
     partition_index: int = 0
+    """The partition this run checks, in [0, num_partitions)."""
     file_partition: bool = False
+    """Partition whole files instead of keys."""
     document_dir: str = "documents"
+    """The path component of document files swapped for attributes/<name>."""
     mode: Literal["bloom", "exact"] = "bloom"
+    """bloom (dolma's Bloom filter) or exact (DuckDB, no false positives, with a lineage table)."""
     lineage: str | None = None
+    """Exact mode: file the lineage table (each duplicate and its first occurrence) is written to."""
 
     def attribute_name(self) -> str:
         """The attribute key written, with the partition suffix dolma adds (``_<index>``)."""
@@ -75,11 +93,17 @@ class BloomFilterConfig(Config):
     (with the ledger records of the files it holds). ``DOLMA_SQL_CHECKPOINT_SECONDS`` overrides it."""
 
     file: str | None = None
+    """The Bloom filter file: read if it exists, written at the end unless read_only."""
     read_only: bool | None = None
+    """Only check documents against the filter, never add to it (required with mode bloom)."""
     size_in_bytes: int = 0
+    """Size of a new filter (or estimated_doc_count and desired_false_positive_rate)."""
     estimated_doc_count: int = 0
+    """Number of keys a new filter is sized for."""
     desired_false_positive_rate: float = 0.0
+    """False-positive rate a new filter is sized for."""
     checkpoint_seconds: float = 120.0
+    """How often a growing filter is saved with the ledger records of its files."""
 
 
 class DeduperConfig(Config):
@@ -91,14 +115,19 @@ class DeduperConfig(Config):
 
     dedupe: DedupeConfig | None = None
     documents: list[str] = []
+    """Globs of the document files to deduplicate (any URL)."""
     bloom_filter: BloomFilterConfig = msgspec.field(default_factory=BloomFilterConfig)
     processes: int = 1
+    """Number of processes (never more than files)."""
     executor: ExecutorConfig = msgspec.field(default_factory=ExecutorConfig)
     work_dir: WorkDirConfig = msgspec.field(default_factory=WorkDirConfig)
     compression: CompressionConfig = msgspec.field(default_factory=CompressionConfig)
     is_s3_volume: bool = False
+    """The destination is a mounted object store that cannot rename files."""
     dryrun: bool = False
+    """List the attribute file each document file would get, and exit."""
     report: str | None = None
+    """File the run's statistics are written to as JSON."""
 
     def validate(self) -> DeduperConfig:
         dedupe = self.dedupe

@@ -12,10 +12,15 @@ as OmegaConf does.
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
 import os
 import re
+import textwrap
 import types
 import typing
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgspec
@@ -165,14 +170,71 @@ def _leaf_type(schema: type, dotted: str) -> Any:
     return None if _is_struct(node) else node
 
 
-def _all_dotted(schema: type, prefix: str = "") -> list[str]:
-    names = []
+def _all_dotted(schema: type) -> list[str]:
+    return [option.name for option in describe_options(schema) if option.flag]
+
+
+@dataclass(frozen=True)
+class OptionHelp:
+    """One option of a config, as ``--help`` shows it: its dotted name (``streams[].output.path``
+    inside a list of sections), type, default (JSON; None when there is none) and description."""
+
+    name: str
+    type: str
+    default: str | None
+    required: bool
+    description: str
+    flag: bool
+    """Settable as ``--name`` on the command line (keys inside a list of sections are config-file only)."""
+
+
+def describe_options(schema: type, prefix: str = "", *, flag: bool = True) -> list[OptionHelp]:
+    """Every leaf option of ``schema``, nested sections walked, in declaration order: what ``--help``
+    lists, from the structs themselves (a field's description is the docstring under it)."""
+    options = []
     hints = typing.get_type_hints(schema)
+    descriptions = field_descriptions(schema)
     for field in msgspec.structs.fields(schema):
-        tp = hints[field.name]
+        tp = _unwrap_optional(hints[field.name])
         name = _join(prefix, field.encode_name)
-        names.extend(_all_dotted(_unwrap_optional(tp), name) if _is_struct(tp) else [name])
-    return names
+        if _is_struct(tp):
+            options.extend(describe_options(tp, name, flag=flag))
+        elif _is_list(tp) and _is_struct(typing.get_args(tp)[0]):
+            options.extend(describe_options(typing.get_args(tp)[0], f"{name}[]", flag=False))
+        else:
+            default = field.default_factory() if field.default_factory is not msgspec.NODEFAULT else field.default
+            shown = None if default in (msgspec.NODEFAULT, None) else msgspec.json.encode(default).decode()
+            options.append(OptionHelp(name, _type_name(tp), shown, field.required, descriptions.get(field.name, ""), flag))
+    return options
+
+
+def _type_name(tp: Any) -> str:
+    if typing.get_origin(tp) is typing.Literal:
+        return "|".join(map(str, typing.get_args(tp)))
+    if _is_list(tp):
+        return _type_name(_unwrap_optional(typing.get_args(tp)[0])) + "..."
+    return {str: "TEXT", int: "INTEGER", float: "FLOAT", bool: "BOOL"}.get(tp, getattr(tp, "__name__", str(tp)).upper())
+
+
+@functools.cache
+def field_descriptions(schema: type) -> dict[str, str]:
+    """``{field name: description}`` from the docstring under each field of ``schema`` and its bases."""
+    descriptions: dict[str, str] = {}
+    for cls in reversed(schema.__mro__):
+        if not issubclass(cls, msgspec.Struct) or cls is msgspec.Struct:
+            continue
+        try:
+            body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+        except (OSError, TypeError):  # no source (a frozen install): no descriptions
+            continue
+        for node, following in zip(body, body[1:]):
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and _is_docstring(following):
+                descriptions[node.target.id] = " ".join(following.value.value.split())
+    return descriptions
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
 def _suggest(name: str, choices: list[str]) -> str:

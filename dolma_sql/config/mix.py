@@ -24,34 +24,50 @@ DEFAULT_OUTPUT_CODEC = "gz"
 
 class FilterConfig(Config):
     include: list[str] = []
+    """Rules a document must match one of to be kept (JSONPath, jq or SQL, per syntax)."""
     exclude: list[str] = []
-    syntax: str = "jsonpath"  # beyond dolma: "sql" for native DuckDB predicates
+    """Rules that drop a document when any matches."""
+    syntax: str = "jsonpath"
+    """Language of the rules: jsonpath, jq, or sql (DuckDB predicates; beyond dolma)."""
 
 
 class SpanReplacementConfig(Config):
     span: str
+    """JSONPath (or jq) selecting attribute spans, e.g. $.attributes.pii__EMAIL_ADDRESS."""
     min_score: float | None = None
+    """Replace spans scoring at least this (min_score or max_score is required)."""
     max_score: float | None = None
+    """Replace spans scoring below this."""
     replacement: str = ""
+    """Text put in place of a span; {} stands for the span's text, "" deletes it."""
     syntax: str = "jsonpath"
+    """Language of span: jsonpath or jq."""
 
 
 class OutputConfig(Config):
     path: str
+    """Folder the stream's output shards are written to (any URL)."""
     max_size_in_bytes: int = 2 * 1024**3
+    """Largest size of an output shard before a new one is started."""
     discard_fields: list[str] = []
+    """Top-level document fields dropped from the output (e.g. attributes)."""
     min_text_length: int | None = 0
+    """Drop documents whose text, after span replacement, is shorter than this."""
 
 
 class StreamConfig(Config):
     name: str
+    """Name of the stream; it prefixes the output shards."""
     output: OutputConfig
     documents: list[str] = []
+    """Globs of the document files to mix (any URL)."""
     attributes: list[str] = []
+    """Attribute sets (folders under attributes/ beside documents/) merged into the documents."""
     filter: FilterConfig | None = None
     span_replacement: list[SpanReplacementConfig] = []
     compression: CompressionConfig = msgspec.field(default_factory=CompressionConfig)
-    document_dir: str = "documents"  # beyond dolma: the path component swapped for attributes/<name>
+    document_dir: str = "documents"
+    """The path component of document files swapped for attributes/<set> (beyond dolma)."""
 
     def input_codec(self) -> str | None:
         """The codec of the document files (``None``: by each file's extension)."""
@@ -67,9 +83,12 @@ class MixerConfig(Config):
     streams: list[StreamConfig] = []
     work_dir: WorkDirConfig = msgspec.field(default_factory=WorkDirConfig)
     processes: int = 1
+    """Number of processes to mix with (never more than shards)."""
     executor: ExecutorConfig = msgspec.field(default_factory=ExecutorConfig)
     shuffle: bool = True
+    """Reshard documents into shards of max_size_in_bytes; false writes one output per input file."""
     dryrun: bool = False
+    """Print the validated config and exit."""
 
     def validate(self) -> MixerConfig:
         """Checks msgspec's types cannot express; raises ConfigError naming the field."""

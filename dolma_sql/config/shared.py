@@ -20,7 +20,9 @@ class WorkDirConfig(Config):
     store are written here first, then uploaded)."""
 
     input: str | None = None
+    """Local folder remote inputs are downloaded to before they are read (unset: they are streamed)."""
     output: str | None = None
+    """Local folder outputs bound for an object store are written to before upload (unset: the temp folder)."""
 
 
 class CompressionConfig(Config):
@@ -28,7 +30,9 @@ class CompressionConfig(Config):
     or nothing to go by the files' extensions."""
 
     input: str | None = None
+    """Codec of the input files: gz, zst or none (unset: by each file's extension)."""
     output: str | None = None
+    """Codec of the output files: gz, zst or none (unset: by the extension, gzip for the mixer)."""
 
     def codecs(self, where: str = "compression") -> tuple[str | None, str | None]:
         """The input and output codecs (``None``: by extension)."""
@@ -41,5 +45,8 @@ class ExecutorConfig(Config):
     ``auto`` (mimalloc or jemalloc when installed), ``system`` or a library name."""
 
     kind: str = "local"
+    """Where units run: local (a pool of --processes), serial (this process) or ray; --executor KIND for short."""
     address: str | None = None
+    """The Ray cluster to run on with kind ray (unset: RAY_ADDRESS, else a local cluster)."""
     allocator: str = "auto"
+    """Memory allocator preloaded into local workers: auto (mimalloc or jemalloc when installed), system, or a library."""

@@ -18,15 +18,24 @@ class StatConfig(Config):
     """
 
     attributes: list[str] = []
+    """Globs or folders of the attribute files to summarise (any URL)."""
     report: str | None = None
+    """Folder the summaries (summaries.jsonl.gz) are written to."""
     bins: int = 1000
+    """Number of histogram bins."""
     processes: int = 1
+    """Number of processes (never more than files)."""
     seed: int = 0
+    """Accepted for dolma (the summaries are deterministic)."""
     total: bool = False
+    """Also show each attribute's total count and sum."""
     debug: bool = False
+    """Run in one process."""
     work_dir: WorkDirConfig = msgspec.field(default_factory=WorkDirConfig)
     regex: str | None = None
+    """Summarise only the attributes whose names match this regular expression."""
     plot: str | None = None
+    """Folder one PNG histogram per attribute is written to."""
     executor: ExecutorConfig = msgspec.field(default_factory=ExecutorConfig)
 
     def validate(self) -> StatConfig:

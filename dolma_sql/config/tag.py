@@ -20,40 +20,62 @@ class ProfileConfig(Config):
     unset); ``steps`` tags at most that many documents per file."""
 
     enable: bool = False
+    """Profile the run with cProfile (in one process)."""
     output: str | None = None
+    """File the profile is written to (unset: standard output)."""
     steps: int | None = None
+    """Tag at most this many documents of each file."""
     sort_key: str = "tottime"
+    """pstats key the profile is sorted by (tottime, cumulative, calls, ...)."""
     lines: int = 100
+    """Number of functions the profile lists."""
 
 
 class ModelsConfig(Config):
     """Local model and list files (upstream downloads them; dolma-sql never downloads at run time)."""
 
     ft_lang_id: str | None = None
+    """fastText language-ID model file for the ft_lang_id_* taggers (unset: the bundled lid.176.ftz)."""
     fasttext: str | None = None
+    """fastText model file for taggers that take a model of your own."""
     jigsaw_hatespeech: str | None = None
+    """fastText model file of the jigsaw_hatespeech_* taggers."""
     jigsaw_nsfw: str | None = None
+    """fastText model file of the jigsaw_nsfw_* taggers."""
     dclm_oh_eli5: str | None = None
+    """fastText model file of the dclm-oh-eli5 tagger."""
     dolma17_quality: str | None = None
+    """fastText model file of the dolma17-quality tagger."""
     url_blocklist: list[str] = []
+    """Local blocklist files of the URL taggers (upstream downloads them)."""
 
 
 class TagConfig(Config):
     """dolma's ``TaggerConfig`` plus ``seed`` (for ``random_number_v1``) and ``models`` (local model/list paths)."""
 
     documents: list[str] = []
+    """Globs of the document files to tag (any URL)."""
     destination: list[str] | None = None
+    """One output folder per documents glob (unset: attributes/<experiment> beside documents/)."""
     tagger_modules: list[str] = []
+    """Modules or .py files that register taggers of your own."""
     taggers: list[str] = []
+    """Names of the taggers to run (dolma-sql list shows them)."""
     experiment: str | None = None
+    """Name of the attribute set written (unset: each tagger's own name)."""
     processes: int = 1
+    """Number of processes to tag with (never more than files)."""
     executor: ExecutorConfig = msgspec.field(default_factory=ExecutorConfig)
     ignore_existing: bool = False
+    """Tag again files the run ledger has as done with these options."""
     debug: bool = False
+    """Run in one process."""
     profile: ProfileConfig = msgspec.field(default_factory=ProfileConfig)
     work_dir: WorkDirConfig = msgspec.field(default_factory=WorkDirConfig)
     dryrun: bool = False
+    """Print the validated config and exit."""
     seed: int = 0
+    """Seed of random_number_v1 (a hash of the seed and the document id)."""
     models: ModelsConfig = msgspec.field(default_factory=ModelsConfig)
 
     def validate(self) -> TagConfig:
@@ -95,3 +117,4 @@ class ListConfig(Config):
     """``dolma-sql list``: plugin modules whose taggers are listed beside the built-in ones."""
 
     tagger_modules: list[str] = []
+    """Modules or .py files whose taggers are listed beside the built-in ones."""

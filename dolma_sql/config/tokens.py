@@ -17,44 +17,71 @@ STRING_TYPES = ("str", "string")
 
 class TokenizerConfig(Config):
     name_or_path: str | None = None
+    """Hugging Face tokenizer.json file (any URL; hub names are not downloaded)."""
     bos_token_id: int | None = None
+    """Id put before each document (bos or eos is required)."""
     eos_token_id: int | None = None
+    """Id put after each document (bos or eos is required)."""
     pad_token_id: int | None = None
+    """Padding id (accepted for dolma; the memmaps have no padding)."""
     segment_before_tokenization: bool = False
+    """Split documents into paragraphs before encoding (dolma's workaround for slow Llama tokenizers)."""
     refresh: int = 0
+    """Re-create the tokenizer every this many documents (0: never)."""
     fast: bool = True
+    """Use the fast Rust tokenizer (false is refused)."""
     encode_special_tokens: bool = False
+    """Encode special tokens written in the text as plain text (e.g. <s> as <, s, >)."""
 
 
 class FieldsConfig(Config):
     text_field_name: str = "text"
+    """Field holding the text (dotted for a nested field)."""
     text_field_type: str = "str"
+    """Type of the text field (str)."""
     id_field_name: str | None = "id"
+    """Field holding the id (null: sha256 of the path and the line number)."""
     id_field_type: str = "str"
+    """Type of the id field (str)."""
 
 
 class TokensConfig(Config):
     """dolma's ``TokenizationConfig``; ``overwrite`` or ``resume`` says what to do with a non-empty destination."""
 
     documents: list[str] = []
+    """Globs of the document files to tokenize (any URL)."""
     destination: str | None = None
+    """Folder the memmaps and their csv indexes are written to."""
     tokenizer_name_or_path: str | None = None
+    """Deprecated by dolma: use tokenizer.name_or_path (refused)."""
     tokenizer: TokenizerConfig | None = None
     processes: int = 1
+    """Number of writer groups (and processes)."""
     executor: ExecutorConfig = msgspec.field(default_factory=ExecutorConfig)
     files_per_process: int | None = None
+    """Largest number of input files in one writer group."""
     batch_size: int = 10_000
+    """Documents shuffled together before they are written."""
     ring_size: int = 8
+    """Input files read round-robin at once by a writer."""
     fields: FieldsConfig = msgspec.field(default_factory=FieldsConfig)
     sample_ring_prop: bool = False
+    """Read the ring's files in proportion to their sizes, not round-robin."""
     max_size: int = 1024 * 1024 * 1024
+    """Largest number of tokens in one memmap (dolma counts tokens, not bytes)."""
     dtype: str = "uint16"
+    """Unsigned integer type of the tokens (any the vocabulary fits in)."""
     debug: bool = False
+    """Run in one process."""
     seed: int = 3920
+    """Seed of the shuffles (the same seed gives the same bytes)."""
     work_dir: WorkDirConfig = msgspec.field(default_factory=WorkDirConfig)
     dryrun: bool = False
+    """Check the config and the inputs, print the plan and exit."""
     overwrite: bool = False
+    """Replace the contents of a non-empty destination."""
     resume: bool = False
+    """Finish an interrupted run in a non-empty destination (groups done are kept)."""
 
     def validate(self) -> TokensConfig:
         """Rules across fields, and dolma's options dolma-sql refuses; raises ConfigError naming the field."""

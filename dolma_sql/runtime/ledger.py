@@ -5,18 +5,22 @@ output's folder, written with the commit protocol after the unit's outputs are c
 works on an object store as on a local disk, and a rerun skips exactly the units whose outputs
 are whole. ``<options>`` is a fingerprint of everything that shapes the outputs, so a rerun with
 other options redoes the units instead of keeping outputs they did not produce. A unit killed
-between its output's commit and its record is simply done again: units are deterministic.
+between its output's commit and its record is simply done again: units are deterministic. A run holds
+its command's run lock in each ledger folder it writes (:mod:`.lock`), so two runs never share outputs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Iterable, Sequence
+import weakref
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import msgspec
 
 from dolma_sql import storage
+from dolma_sql.runtime.lock import LOCK_SUFFIX, RunLock
 from dolma_sql.storage import urls
 
 LEDGER_FOLDER = ".dolma-sql"
@@ -36,9 +40,38 @@ class Ledger:
         self.command = command
         self.fingerprint = fingerprint(options)
         self.rename = rename  # False beside outputs on a volume that cannot rename (see storage.staged)
+        self._locks: dict[str, RunLock] = {}
+        weakref.finalize(self, _release, self._locks)  # at the latest when the ledger goes, or the process ends
 
     def record_url(self, key: str) -> str:
         return urls.join(urls.parent(key), LEDGER_FOLDER, f"{urls.name(key)}.{self.command}.{self.fingerprint}{RECORD_SUFFIX}")
+
+    def claim(self, keys: Iterable[str]) -> None:
+        """Take the command's run lock in the ledger folder of every key (see :mod:`.lock`), so that another run of
+        the command on these outputs stops with an error naming this one. Writing a record claims its folder too;
+        :meth:`release` (or the end of the run) lets go."""
+        for folder in dict.fromkeys(urls.join(urls.parent(key), LEDGER_FOLDER) for key in keys):
+            if folder not in self._locks:
+                lock = RunLock(urls.join(folder, self.command + LOCK_SUFFIX), self.command)
+                try:
+                    lock.acquire()
+                except BaseException:
+                    self.release()
+                    raise
+                self._locks[folder] = lock
+
+    def release(self) -> None:
+        """Let go of the run locks this ledger claimed."""
+        _release(self._locks)
+
+    @contextlib.contextmanager
+    def holding(self, keys: Iterable[str]) -> Iterator[None]:
+        """Claim the run locks of ``keys`` for the block, and release every lock of the ledger after it."""
+        self.claim(keys)
+        try:
+            yield
+        finally:
+            self.release()
 
     def finished(self, keys: Iterable[str]) -> set[str]:
         """The keys that have a record with these options (one listing per output folder)."""
@@ -54,6 +87,7 @@ class Ledger:
 
     def record(self, key: str, counters: dict[str, float]) -> None:
         """Record that the unit writing ``key`` finished (after its outputs were committed)."""
+        self.claim([key])
         record = msgspec.json.encode({"command": self.command, "output": key, "counters": counters})
         storage.write_bytes(self.record_url(key), record, rename=self.rename)
 
@@ -67,6 +101,8 @@ class Ledger:
     def forget_other_options(self, keys: Iterable[str]) -> None:
         """Remove the records of ``keys`` made with other options (before their units run with these), so
         that a later run with those options does not skip outputs this run replaces."""
+        keys = list(keys)
+        self.claim(keys)
         names_by_folder: dict[str, set[str]] = {}
         for key in keys:
             names_by_folder.setdefault(urls.join(urls.parent(key), LEDGER_FOLDER), set()).add(urls.name(key))
@@ -79,5 +115,12 @@ class Ledger:
 
     def forget(self, keys: Iterable[str]) -> None:
         """Remove the records of ``keys`` (before their units are done again)."""
+        keys = list(keys)
+        self.claim(keys)
         for key in keys:
             urls.remove(self.record_url(key))
+
+
+def _release(locks: dict[str, RunLock]) -> None:
+    while locks:
+        locks.popitem()[1].release()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,25 +32,28 @@ def run_units(
     ``size`` (bytes of input) makes the progress bar and its ETA count bytes. A finished unit is
     recorded in the ledger as it finishes, so a run that stops resumes where it stopped. A unit
     that fails with a user error does not stop the others; the first such error is raised at the
-    end. ``on_result(unit, counters)`` runs in the calling process as each unit succeeds.
+    end. ``on_result(unit, counters)`` runs in the calling process as each unit succeeds. The run holds
+    the ledger's run locks (:meth:`Ledger.holding`) until it ends: a second run on these outputs stops
+    with an error naming this one.
     """
-    todo = list(units) if ledger is None or redo else ledger.unfinished(units)
-    totals: Counters = {SKIPPED: len(units) - len(todo)} if len(todo) < len(units) else {}
-    errors: list[DolmaSqlError] = []
-    display = RunProgress(label, units=len(todo), total_bytes=sum(_size(unit) for unit in todo), quiet=quiet)
-    with display:
-        for unit, result in executor.map_unordered(fn, todo):
-            if isinstance(result, BaseException):
-                errors.append(result)
-                display.unit_done(_size(unit), None)
-                continue
-            if ledger is not None:
-                ledger.record(unit.key, result)
-            for key, value in result.items():
-                totals[key] = totals.get(key, 0) + value
-            if on_result is not None:
-                on_result(unit, result)
-            display.unit_done(_size(unit), result)
+    with ledger.holding(unit.key for unit in units) if ledger is not None else contextlib.nullcontext():
+        todo = list(units) if ledger is None or redo else ledger.unfinished(units)
+        totals: Counters = {SKIPPED: len(units) - len(todo)} if len(todo) < len(units) else {}
+        errors: list[DolmaSqlError] = []
+        display = RunProgress(label, units=len(todo), total_bytes=sum(_size(unit) for unit in todo), quiet=quiet)
+        with display:
+            for unit, result in executor.map_unordered(fn, todo):
+                if isinstance(result, BaseException):
+                    errors.append(result)
+                    display.unit_done(_size(unit), None)
+                    continue
+                if ledger is not None:
+                    ledger.record(unit.key, result)
+                for key, value in result.items():
+                    totals[key] = totals.get(key, 0) + value
+                if on_result is not None:
+                    on_result(unit, result)
+                display.unit_done(_size(unit), result)
     if errors:
         if len(errors) > 1:
             console.print(f"[red]{len(errors)} units failed; the first error follows. Finished units are kept, rerun to resume.")

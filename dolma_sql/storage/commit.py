@@ -178,6 +178,76 @@ def copy_to(local_source: str, url: str, *, staging: str | None = None) -> None:
         shutil.copyfile(local_source, temp)
 
 
+def create_new(url: str, data: bytes) -> None:
+    """Put ``data`` at ``url`` only if no file is there (``FileExistsError`` otherwise): a claim, such as a run lock.
+
+    Locally a finished temp file is hard-linked to ``url``, so the file never shows half-written (where
+    the filesystem has no hard links it is created exclusively, then written). On an object store it is
+    a conditional put (S3's ``If-None-Match``, fsspec's ``mode="create"``); an fsspec filesystem without
+    one checks, then writes, which two writers at the same moment may both pass.
+    """
+    local = urls.local_path(url)
+    if local is None:
+        fs, path = urls.filesystem(url)
+        try:
+            with _disk_errors(url):
+                fs.pipe_file(path, data, mode="create")
+        except OSError as error:  # a store that names a failed condition otherwise (an I/O error)
+            if not isinstance(error, FileExistsError) and fs.exists(path):
+                raise FileExistsError(errno.EEXIST, "exists", url) from None
+            raise
+        return
+    with _disk_errors(url):
+        urls.makedirs(os.path.dirname(local))
+        temp = temp_name(local)
+        try:
+            with open(temp, "wb") as handle:
+                handle.write(data)
+            try:
+                os.link(temp, local)
+            except FileExistsError:
+                raise
+            except OSError:  # no hard links on this filesystem
+                with open(local, "xb") as handle:
+                    handle.write(data)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(temp)
+
+
+def remove_claim(url: str, data: bytes) -> bool:
+    """Remove the file ``url`` if it still holds ``data`` (a claim of :func:`create_new`); returns whether it did.
+
+    Locally the file is first moved aside, in one step, so that a claim another process made meanwhile
+    is put back rather than removed. On an object store (or a volume that cannot rename) the content is
+    checked, then the file removed.
+    """
+    local = urls.local_path(url)
+    if local is not None:
+        aside = temp_name(local)
+        try:
+            os.rename(local, aside)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            aside = None
+        if aside is not None:
+            with open(aside, "rb") as handle:
+                held = handle.read()
+            if held != data:
+                with contextlib.suppress(FileExistsError):
+                    os.link(aside, local)
+            os.remove(aside)
+            return held == data
+    try:
+        if urls.read_bytes(url) != data:
+            return False
+    except FileNotFoundError:
+        return False
+    urls.remove(url)
+    return True
+
+
 _DISK_HINTS = {
     errno.ENOSPC: "free some space (or write elsewhere) and rerun: finished outputs are kept and skipped",
     errno.EDQUOT: "free some space within the quota (or write elsewhere) and rerun",

@@ -111,7 +111,7 @@ def test_vectorized_buckets_equal_math_frexp(values):
 def test_tables_totals_plots_and_config_file(generated, tmp_path):
     config = tmp_path / "stat.yaml"
     config.write_text(f"attributes: ['{generated}/*.jsonl.gz']\nreport: {tmp_path / 'report'}\ntotal: true\n")
-    result = cli(["-c", str(config), "stat", "--plot", str(tmp_path / "plots"), "--bins", "50"])
+    result = cli(["-c", str(config), "stat", "--plot", str(tmp_path / "plots"), "--bins", "50", "--tables"])
     assert result.returncode == 0, result.stderr
     for name in ("exp__random_number_v1__random/score", "bff_duplicate_paragraph_spans/length"):
         assert name in result.stdout

@@ -5,6 +5,8 @@ follows step by step: each attribute file is summarised on its own (:mod:`.attri
 values counted into fixed buckets, :mod:`.histogram`; when a file has more distinct buckets than
 ``bins``, they are folded into ``bins`` equal-width bins whose left edges stand in for them), and
 the per-file summaries are bucketed again, merged, and folded once more (:func:`run`).
+Each summary also carries a :class:`~dolma_sql.analyzer.histogram.Detail` of its values for the
+printed quantiles and the plots (:func:`analyze`); the report is dolma's lines alone.
 
 Each file is one unit of work. Its summary is written into the work folder (``work_dir.output``,
 else a temporary folder) under a name that holds the file's URL and version (size and
@@ -26,24 +28,29 @@ from dolma_sql.config.stat import StatConfig
 from dolma_sql.runtime import Executor, Ledger, run_units
 from dolma_sql.runtime.progress import console
 from dolma_sql.analyzer.attribute_file import StatUnit, summarize_file
-from dolma_sql.analyzer.histogram import Summary, Tracker
+from dolma_sql.analyzer.histogram import DETAIL_STEPS, DetailedSummary, Summary, Tracker
 from dolma_sql.storage import urls
 
 REPORT_NAME = "summaries.jsonl.gz"
 
-__all__ = ["Summary", "attribute_files", "report_url", "run"]
+__all__ = ["DetailedSummary", "Summary", "analyze", "attribute_files", "report_url", "run"]
 
 
 def run(config: StatConfig, *, executor: Executor) -> list[Summary]:
     """dolma's ``<attribute>/score`` and ``<attribute>/length`` summaries of the attribute files, in
-    first-seen order; written to ``report`` and drawn into ``plot`` when the config names them."""
+    first-seen order (the lines of the report); written to ``report`` and drawn into ``plot`` when the config names them."""
+    return [summary.report_line() for summary in analyze(config, executor=executor)]
+
+
+def analyze(config: StatConfig, *, executor: Executor) -> list[DetailedSummary]:
+    """:func:`run`, with the detail of each summary's values."""
     files = attribute_files(config.attributes)
     kept = config.work_dir.output
     for folder, where in ((config.report, "report"), (config.plot, "plot"), (kept, "work_dir.output")):
         if folder:
             storage.check_writable(folder, where=where)
     staging = kept if kept and urls.is_local(kept) else None  # remote outputs are staged in a local work folder
-    ledger = Ledger("stat", {"bins": config.bins, "regex": config.regex})
+    ledger = Ledger("stat", {"bins": config.bins, "regex": config.regex, "detail": DETAIL_STEPS})
     executor.prepare("dolma_sql.analyzer.attribute_file")
     with contextlib.nullcontext(kept) if kept else tempfile.TemporaryDirectory(prefix="dolma-sql-stat-") as work:
         units = [StatUnit(path, _partial_url(work, path, ledger), urls.size(path), config.bins, config.regex) for path in files]
@@ -52,9 +59,9 @@ def run(config: StatConfig, *, executor: Executor) -> list[Summary]:
     if config.report:
         _write_report(summaries, report_url(config.report), staging=staging)
     if config.plot:
-        from dolma_sql.analyzer.display import plot
+        from dolma_sql.analyzer.plots import plot
 
-        plot(summaries, config.plot, staging=staging)
+        plot(summaries, config.plot, scale=config.scale, staging=staging)
     return summaries
 
 
@@ -77,9 +84,9 @@ def _partial_url(work: str, path: str, ledger: Ledger) -> str:
     return urls.join(work, f"{urls.name(path)}.{digest}.jsonl")
 
 
-def _aggregate(partials: list[str], bins: int) -> list[Summary]:
+def _aggregate(partials: list[str], bins: int) -> list[DetailedSummary]:
     """Merge the per-file summaries in file order; memory holds the buckets, not the files."""
-    decode = msgspec.json.Decoder(Summary).decode
+    decode = msgspec.json.Decoder(DetailedSummary).decode
     trackers: dict[str, Tracker] = {}
     for partial in partials:
         for line in storage.read_bytes(partial).splitlines():
@@ -92,8 +99,8 @@ def report_url(folder: str) -> str:
     return urls.join(folder, REPORT_NAME)
 
 
-def _write_report(summaries: list[Summary], url: str, *, staging: str | None) -> None:
+def _write_report(summaries: list[DetailedSummary], url: str, *, staging: str | None) -> None:
     encoder = msgspec.json.Encoder()
     with storage.output(url, staging=staging) as writer:
         for summary in summaries:
-            writer.write(encoder.encode(summary) + b"\n")
+            writer.write(encoder.encode(summary.report_line()) + b"\n")

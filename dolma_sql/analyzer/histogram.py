@@ -3,6 +3,10 @@
 A bucket is the ``frexp`` mantissa floored to 1/100000 and the exponent (dolma's
 ``FixedBucketsValTracker(n=5)``); its count is exact, so buckets of many batches or files merge
 without loss, and only the folding into ``bins`` loses detail.
+
+Beside dolma's summary each measure keeps a :class:`Detail` for people (quantiles, plots): its
+values in buckets of about 1% whatever ``bins`` is, so that a report folded into few equal-width
+bins still shows where the values are.
 """
 
 from __future__ import annotations
@@ -15,8 +19,34 @@ import numpy as np
 MANTISSA_STEPS = 100_000
 """Buckets per power of two (dolma's ``FixedBucketsValTracker(n=5)``)."""
 
+DETAIL_STEPS = 100
+"""A :class:`Detail` bucket is the mantissa floored to 1/100: 50 buckets per power of two, each about 1% wide."""
+
+DETAIL_EXACT = 64
+"""Up to this many distinct values, a :class:`Detail` keeps dolma's own buckets (five digits) instead."""
+
 _EXPONENT_OFFSET = 4096
 _MANTISSA_SPAN = 4 * MANTISSA_STEPS
+
+
+class Detail(msgspec.Struct):
+    """A measure's values for people: bucket ``keys`` (see :class:`Buckets`) and their ``counts``, exact
+    (dolma's buckets, when there are at most ``DETAIL_EXACT``) or about 1% wide; and the exact extremes."""
+
+    keys: list[int]
+    counts: list[int]
+    exact: bool
+    minimum: float
+    maximum: float
+
+    def buckets(self) -> Buckets:
+        return Buckets(np.asarray(self.keys, dtype=np.int64), np.asarray(self.counts, dtype=np.int64))
+
+    def upper_edges(self) -> np.ndarray:
+        """Where each bucket ends: its lower bound (:meth:`Buckets.values`) plus one step of its mantissa; zero's bucket holds only zero."""
+        buckets = self.buckets()
+        step = np.where(buckets.mantissa == 0, 0, 1 if self.exact else MANTISSA_STEPS // DETAIL_STEPS)
+        return Buckets(buckets.key + step, buckets.count).values()
 
 
 class Summary(msgspec.Struct):
@@ -27,6 +57,16 @@ class Summary(msgspec.Struct):
     bins: list[float]
     total: int
     sum: int | float
+
+
+class DetailedSummary(Summary):
+    """A summary and its :class:`Detail`: a line of the per-file summaries, and what the display reads."""
+
+    detail: Detail
+
+    def report_line(self) -> Summary:
+        """dolma's line, without the detail."""
+        return Summary(self.name, self.counts, self.bins, self.total, self.sum)
 
 
 @dataclass
@@ -58,6 +98,27 @@ def bucket_values(values: np.ndarray, counts: np.ndarray | None = None) -> Bucke
         return _runs(np.sort(key), None)
     order = np.argsort(key, kind="stable")
     return _runs(key[order], np.asarray(counts, dtype=np.int64)[order])
+
+
+def detail_of(buckets: Buckets, minimum: float, maximum: float) -> Detail:
+    """``buckets`` as they are when they are few, else coarsened to ``DETAIL_STEPS`` per unit of mantissa."""
+    exact = len(buckets.key) <= DETAIL_EXACT
+    kept = buckets if exact else _coarsened(buckets)
+    return Detail(kept.key.tolist(), kept.count.tolist(), exact, float(minimum), float(maximum))
+
+
+def merge_details(details: list[Detail]) -> Detail:
+    """One detail of several: the detail of all their values together, whatever their order."""
+    merged = merge([detail.buckets() for detail in details])
+    exact = all(detail.exact for detail in details) and len(merged.key) <= DETAIL_EXACT
+    kept = merged if exact else _coarsened(merged)
+    return Detail(kept.key.tolist(), kept.count.tolist(), exact, min(d.minimum for d in details), max(d.maximum for d in details))
+
+
+def _coarsened(buckets: Buckets) -> Buckets:
+    """The mantissa step floored to a multiple of ``MANTISSA_STEPS // DETAIL_STEPS`` (a no-op on coarse buckets)."""
+    step = MANTISSA_STEPS // DETAIL_STEPS
+    return _runs(buckets.key - buckets.mantissa % step, buckets.count)
 
 
 def merge(buckets: list[Buckets]) -> Buckets:
@@ -101,25 +162,32 @@ class Tracker:
         self.buckets: Buckets | None = None
         self.total = 0
         self.sum: int | float = 0
+        self.extremes: tuple[float, float] | None = None  # of the values added one by one
+        self.detail: Detail | None = None  # of the summaries added
 
     def add(self, values: np.ndarray) -> None:
         """Count ``values``; the sum adds them one after the other, as dolma does, so it does not depend on batch sizes."""
         if not len(values):
             return
         self._add_buckets(bucket_values(values))
+        low, high = float(np.min(values)), float(np.max(values))
+        self.extremes = (low, high) if self.extremes is None else (min(self.extremes[0], low), max(self.extremes[1], high))
         self.total += len(values)
         self.sum = float(np.cumsum(np.concatenate(([self.sum], values)))[-1])
 
-    def add_summary(self, summary: Summary) -> None:
-        """Merge a folded summary: its bin values are bucketed again with their counts; totals and sums add."""
+    def add_summary(self, summary: DetailedSummary) -> None:
+        """Merge a folded summary: its bin values are bucketed again with their counts; totals and sums add, details merge."""
         self._add_buckets(bucket_values(summary.bins[: len(summary.counts)], summary.counts))
+        self.detail = summary.detail if self.detail is None else merge_details([self.detail, summary.detail])
         self.total += summary.total
         self.sum += summary.sum
 
     def _add_buckets(self, buckets: Buckets) -> None:
         self.buckets = buckets if self.buckets is None else merge([self.buckets, buckets])
 
-    def summary(self, name: str, bins: int) -> Summary:
+    def summary(self, name: str, bins: int) -> DetailedSummary:
+        """dolma's summary, folded into ``bins``, with the detail of the values (or of the detailed summaries) added."""
         counts, edges = fold(self.buckets, bins)
         value_sum = int(self.sum) if name.endswith("/length") else float(self.sum)
-        return Summary(name, counts.tolist(), edges.tolist(), int(self.total), value_sum)
+        detail = detail_of(self.buckets, *self.extremes) if self.extremes is not None else self.detail
+        return DetailedSummary(name, counts.tolist(), edges.tolist(), int(self.total), value_sum, detail)

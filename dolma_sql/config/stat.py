@@ -9,9 +9,13 @@ import msgspec
 from dolma_sql.config.shared import Config, ExecutorConfig, WorkDirConfig
 from dolma_sql.errors import ConfigError
 
+SCALES = ("auto", "linear", "log")
+
 
 class StatConfig(Config):
-    """dolma's ``AnalyzerConfig`` plus ``plot`` (a folder for one PNG histogram per attribute).
+    """dolma's ``AnalyzerConfig`` plus ``plot`` (a folder for one PNG histogram per attribute), ``tables``
+    (print dolma's tables, not only one line per summary) and ``scale`` of the plots (``auto``: log where
+    the values are long-tailed; ``linear``; ``log``).
 
     ``seed`` and ``debug`` are accepted for compatibility; the computation is deterministic.
     ``work_dir.output`` keeps the per-file summaries, so that a rerun skips the files it has.
@@ -36,6 +40,10 @@ class StatConfig(Config):
     """Summarise only the attributes whose names match this regular expression."""
     plot: str | None = None
     """Folder one PNG histogram per attribute is written to."""
+    tables: bool = False
+    """Print dolma's full tables, not one line per attribute."""
+    scale: str = "auto"
+    """Scale of the bins and plots: auto (log where the values are long-tailed), linear or log."""
     executor: ExecutorConfig = msgspec.field(default_factory=ExecutorConfig)
 
     def validate(self) -> StatConfig:
@@ -45,6 +53,8 @@ class StatConfig(Config):
             raise ConfigError(f"bins must be at least 1, got {self.bins}", path="bins")
         if self.processes < 1:
             raise ConfigError(f"processes must be at least 1, got {self.processes}", path="processes")
+        if self.scale not in SCALES:
+            raise ConfigError(f"scale must be one of {', '.join(SCALES)}, got {self.scale!r}", path="scale")
         if self.regex:
             try:
                 re.compile(self.regex)

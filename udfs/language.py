@@ -28,7 +28,7 @@ def require_pycld2(options: dict) -> None:
         raise ConfigError(
             f"the cld2 taggers need pycld2 and anyascii ({error.name} is missing)",
             path="taggers",
-            hint="pip install pycld2 anyascii (or `pip install dolma-sql[lang]`)",
+            hint="pip install pycld2 anyascii",
         ) from None
 
 
@@ -75,15 +75,24 @@ def english_only(predictions: list[tuple[str, float]]) -> list[tuple[str, float]
     return [(lang, score) for lang, score in predictions if lang == "en"] or [("en", 0.0)]
 
 
-def _predict(units: Segments, predict: Callable[[str], list[tuple[str, float]]]) -> dict[str, Spans]:
+Predictions = list[list[tuple[str, float]]]
+
+
+def each(predict: Callable[[str], list[tuple[str, float]]]) -> Callable[[list[str]], Predictions]:
+    """A detector called once per text, as the batch detector :func:`predict_units` takes."""
+    return lambda texts: [predict(text) for text in texts]
+
+
+def predict_units(units: Segments, predict: Callable[[list[str]], Predictions]) -> dict[str, Spans]:
     """Spans per language over ``units`` (documents or paragraphs), in the order the languages first appear.
 
-    Repeated texts (boilerplate paragraphs) are detected once per batch; the spans are laid out with numpy.
+    ``predict`` gets the distinct texts (repeated boilerplate paragraphs are detected once per
+    batch) and returns ``[(language, score), …]`` for each; the spans are laid out with numpy.
     """
     texts = units.text.to_list()
     first_seen: dict[str, int] = {}
     inverse = np.fromiter((first_seen.setdefault(text, len(first_seen)) for text in texts), dtype=np.int64, count=len(texts))
-    predictions = [predict(text) for text in first_seen]  # distinct texts, in order of first appearance
+    predictions = predict(list(first_seen))  # distinct texts, in order of first appearance
     owners = np.repeat(np.arange(len(predictions)), np.array([len(p) for p in predictions], dtype=np.int64))
     languages = np.array([language for p in predictions for language, _ in p], dtype=object)
     scores = np.array([score for p in predictions for _, score in p], dtype=np.float64)
@@ -104,7 +113,7 @@ def with_negatives(output: dict[str, Spans]) -> dict[str, Spans]:
     return {**output, **negatives}
 
 
-def _paragraph_texts(batch: TagBatch) -> Segments:
+def paragraph_texts(batch: TagBatch) -> Segments:
     """Paragraphs with their newline, as upstream passes ``paragraph.text`` to the detector."""
     paras = paragraphs(batch)
     has_newline = (paras.ends - paras.starts) > paras.text.str.len_chars().to_numpy()
@@ -114,22 +123,22 @@ def _paragraph_texts(batch: TagBatch) -> Segments:
 
 @tagger("cld2_doc_v2", types=["<language>"], requires="pycld2", check=require_pycld2, vectorized=False)
 def cld2_doc_v2(batch: TagBatch):
-    return _predict(documents(batch), cld2_languages)
+    return predict_units(documents(batch), each(cld2_languages))
 
 
 @tagger("cld2_paragraph_v2", types=["<language>"], requires="pycld2", check=require_pycld2, vectorized=False)
 def cld2_paragraph_v2(batch: TagBatch):
-    return _predict(_paragraph_texts(batch), cld2_languages)
+    return predict_units(paragraph_texts(batch), each(cld2_languages))
 
 
 @tagger("cld2_en_doc_v2", types=["en", "not_en"], requires="pycld2", check=require_pycld2, vectorized=False)
 def cld2_en_doc_v2(batch: TagBatch):
-    return with_negatives(_predict(documents(batch), lambda text: english_only(cld2_languages(text))))
+    return with_negatives(predict_units(documents(batch), each(lambda text: english_only(cld2_languages(text)))))
 
 
 @tagger("cld2_en_paragraph_v2", types=["en", "not_en"], requires="pycld2", check=require_pycld2, vectorized=False)
 def cld2_en_paragraph_v2(batch: TagBatch):
-    return with_negatives(_predict(_paragraph_texts(batch), lambda text: english_only(cld2_languages(text))))
+    return with_negatives(predict_units(paragraph_texts(batch), each(lambda text: english_only(cld2_languages(text)))))
 
 
 def with_document_score(batch: TagBatch, output: dict[str, Spans]) -> dict[str, Spans]:

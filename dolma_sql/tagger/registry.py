@@ -21,6 +21,7 @@ import numpy as np
 from dolma_sql.errors import ConfigError
 from dolma_sql.formats.attributes import Spans
 from dolma_sql.tagger.batch import TagBatch
+from dolma_sql.tagger.catalog import upstream_only_reason
 
 TaggerOutput = dict[str, Spans]
 """Span type -> spans, in the order the types appear in the attribute row."""
@@ -139,6 +140,10 @@ def get_tagger(name: str) -> TaggerSpec:
     load_builtin_taggers()
     if name in _REGISTRY:
         return _REGISTRY[name]
+    reason = upstream_only_reason(name)
+    if reason is not None:
+        raise ConfigError(f"{name!r} is an upstream dolma tagger that dolma-sql does not have: {reason}", path="taggers",
+                          hint="run `dolma-sql list` to see every tagger, or run it with upstream dolma")
     close = difflib.get_close_matches(name, list(_REGISTRY), n=5, cutoff=0.5)
     hint = f"did you mean {', '.join(close)}?" if close else "run `dolma-sql list` to see every tagger"
     raise ConfigError(f"unknown tagger {name!r}", path="taggers", hint=hint)

@@ -71,7 +71,7 @@ def test_plain_install_tags_with_the_main_taggers_offline(installed, tmp_path):
     assert first["e__cld2_en_paragraph_with_doc_score_v2__en"][0][2] > 0.9
     assert first["e__ft_lang_id_en_paragraph_with_doc_score_v2__en"][0][2] > 0.5  # the shipped lid.176.ftz
     assert first["e__ft_lang_id_en_paragraph_with_doc_score_v2__not_en"][1][2] > 0.5
-    assert [span[2] for span in first["e__uniseg_length_paragraphs_v1__paragraph"]] == [13.0, 7.0, 6.0]
+    assert [span[2] for span in first["e__uniseg_length_paragraphs_v1__paragraph"]] == [13.0, 7.0, 7.0]
     assert rows[2]["attributes"]["e__ft_lang_id_en_paragraph_with_doc_score_v2__doc_en"][0][2] < 0.5
 
 

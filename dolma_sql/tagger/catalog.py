@@ -8,9 +8,7 @@ UPSTREAM_ONLY: dict[str, str] = {
     "pii_presidio_v1": "it needs Microsoft Presidio and a spaCy language model that is installed from outside PyPI "
     "(python -m spacy download); use pii_regex_v1 / pii_regex_v2 / pii_regex_with_counts_fast_v2",
     **{name: "not implemented in dolma-sql yet (upstream downloads its tokenizer from the Hugging Face hub)"
-       for name in ["dolma_v1_tokenizer", "dolma_v2_tokenizer", "tokenizers_AI2_OLMo_v1", "tokenizers_EleutherAI_GPT_NeoX_20B",
-                    "tokenizer_repetitions_v1", "tokenizer_repetitions_v2r2", "paragraph_tokenizer_repetitions_v1"]},
-    **{name: "not implemented in dolma-sql yet" for name in ["olmo_pretokenizer_v1", "olmo_pretokenizer_with_paragraphs_v1", "cc_re", "cc_re_fast"]},
+       for name in ["tokenizer_repetitions_v1", "tokenizer_repetitions_v2r2", "paragraph_tokenizer_repetitions_v1"]},
     **{name: "not implemented in dolma-sql yet (upstream downloads its Adblock Plus list and runs it with its own Rust engine)"
        for name in ["oisd_small_abp_v1", "oisd_big_abp_v1", "oisd_nsfw_abp_v1", "brave_core_abp_v1", "brave_nsfw_abp_v1"]},
     **{name: "not implemented in dolma-sql yet (upstream downloads its Wikidata lists)"

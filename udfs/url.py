@@ -85,14 +85,19 @@ def clean_domain(url: str | None) -> Iterator[str]:
         yield f"www.{host}"
 
 
-def parse_list_line(line: str, clean) -> Iterator[str]:
-    """Entries of one blocklist line (upstream's ``BaseUrlTagger.parse_line``); unparseable lines yield nothing."""
+def parse_list_line(line: str, clean, *, strict: bool = False) -> Iterator[str]:
+    """Entries of one blocklist line (upstream's ``BaseUrlTagger.parse_line``).
+
+    Unparseable lines yield nothing, or raise ``ValueError`` when ``strict`` (where upstream raises).
+    """
     line = line.strip().lower()
     if not line or line[0] in "#;!":
         return
     if match := _IP_AND_URL.match(line):
         address, url = match.group(1), match.group(2)
         if not _is_ip(address):
+            if strict:
+                raise ValueError(f"invalid IP address: {address}")
             return
         if not _LOCAL_IP.match(address):
             yield address
@@ -102,9 +107,11 @@ def parse_list_line(line: str, clean) -> Iterator[str]:
         yield from clean(line)
     elif match := _ADBLOCK.match(line):
         yield match.group(1)
+    elif strict:
+        raise ValueError(f"invalid line: {line}")
 
 
-def _open(path: str):
+def open_list(path: str):
     return gzip.open(path, "rt", encoding="utf-8", errors="replace") if path.endswith(".gz") else open(path, encoding="utf-8", errors="replace")
 
 
@@ -114,7 +121,7 @@ def load_blocklist(paths: str, mode: str) -> frozenset[str]:
     clean = clean_domain if mode == "domain" else clean_url
     entries: set[str] = set()
     for path in paths.split(os.pathsep):
-        with _open(path) as handle:
+        with open_list(path) as handle:
             for line in handle:
                 if mode == "raw":
                     if not (line := line.strip().lower()).startswith("#"):

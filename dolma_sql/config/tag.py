@@ -48,6 +48,8 @@ class ModelsConfig(Config):
     """fastText model file of the dolma17-quality tagger."""
     url_blocklist: list[str] = []
     """Local blocklist files of the URL taggers (upstream downloads them)."""
+    url_allowlist: list[str] = []
+    """Local Wikidata list files of the allowlist_wikidata* taggers (upstream downloads them)."""
     tokenizer: str | None = None
     """tokenizer.json of the dolma_v*_tokenizer and tokenizers_* taggers (upstream downloads it from the Hugging Face hub)."""
 

@@ -9,8 +9,6 @@ UPSTREAM_ONLY: dict[str, str] = {
     "(python -m spacy download); use pii_regex_v1 / pii_regex_v2 / pii_regex_with_counts_fast_v2",
     **{name: "not implemented in dolma-sql yet (upstream downloads its tokenizer from the Hugging Face hub)"
        for name in ["tokenizer_repetitions_v1", "tokenizer_repetitions_v2r2", "paragraph_tokenizer_repetitions_v1"]},
-    **{name: "not implemented in dolma-sql yet (upstream downloads its Wikidata lists)"
-       for name in ["allowlist_wikidata_v1", "allowlist_wikidata_cleaned_v1"]},
 }
 """Tagger name -> why dolma-sql lacks it."""
 

@@ -37,7 +37,7 @@ def test_a_pool_starts_no_more_workers_than_units(allocator):
         assert result["units"] == 3
         assert executor.workers_started <= (2 if executor.caller_works else 3)
         run_units(square, list(range(20)), executor=executor, label="test", quiet=True)  # a later, larger map gets more
-        assert executor.workers_started <= 7 if executor.caller_works else 8
+        assert 1 <= executor.workers_started <= (7 if executor.caller_works else 8)
 
 
 def test_a_one_shard_mix_with_8_processes_starts_one_process_at_most_and_says_so(tmp_path):

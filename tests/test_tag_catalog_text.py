@@ -1,4 +1,4 @@
-"""cc_re, OLMo pre-tokenizer and tokenizer-count taggers against upstream's own tagger classes (issue 18, item 5).
+"""cc_re, OLMo pre-tokenizer, tokenizer-count and token-repetition taggers against upstream's own tagger classes (issue 18, item 5).
 
 Upstream's classes run in the oracle venv (``tests/upstream_tagger.py``); the tokenizer taggers
 load the conformance suite's test tokenizer there (upstream downloads its tokenizer from the hub)
@@ -17,7 +17,8 @@ TOKENIZER = CONFORMANCE / "tests/data/tokenizer/gpt-neo-test-tokenizer.json"
 LICENCES = ["cc_re", "cc_re_fast"]
 PRETOKENIZER = ["olmo_pretokenizer_v1", "olmo_pretokenizer_with_paragraphs_v1"]
 TOKENIZERS = ["dolma_v1_tokenizer", "dolma_v2_tokenizer", "tokenizers_EleutherAI_GPT_NeoX_20B", "tokenizers_AI2_OLMo_v1"]
-TAGGERS = LICENCES + PRETOKENIZER + TOKENIZERS
+REPETITIONS = ["tokenizer_repetitions_v1", "paragraph_tokenizer_repetitions_v1", "tokenizer_repetitions_v2r2"]
+TAGGERS = LICENCES + PRETOKENIZER + TOKENIZERS + REPETITIONS
 
 PAGES = [
     '<a rel="license" href="http://creativecommons.org/licenses/by-sa/4.0/">CC</a>',
@@ -33,11 +34,14 @@ PAGES = [
 def documents() -> list[dict]:
     texts = edge_documents(40, seed=4)
     docs = [{**doc, "metadata": {"html": PAGES[i % len(PAGES)], "url": "u"}} for i, doc in enumerate(texts)]
+    repeated = ["ha ha ha ha ha", "abcabcabcabc xyz", "one two one two one two one two\n\nok ok ok ok\n", "x" * 50, "😊😊😊😊 là là là là",
+                "lorem ipsum dolor lorem ipsum dolor lorem ipsum dolor lorem ipsum dolor!", "\n\n1 2 3 1 2 3 1 2 3 1 2 3\n"]
+    docs += [{"id": f"r{i}", "text": text, "metadata": {"html": ""}} for i, text in enumerate(repeated)]
     return docs + [{**doc, "metadata": {**doc.get("metadata", {}), "html": PAGES[0]}} for doc in conformance_documents()[:3]]
 
 
 def model_of(tagger: str) -> str:
-    return f"={TOKENIZER}" if tagger in TOKENIZERS else ""
+    return f"={TOKENIZER}" if tagger in TOKENIZERS + REPETITIONS else ""
 
 
 @pytest.fixture(scope="session")
@@ -86,3 +90,10 @@ def test_tokenizer_taggers_need_a_local_tokenizer_file(tmp_path):
     message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "tokenizers_AI2_OLMo_v1", "--models.tokenizer", "nope.json"], tmp_path)
     assert "tokenizer file not found: nope.json" in message
     assert not (tmp_path / "attributes").exists()
+
+
+def test_token_repetitions_are_found(mine):
+    rows = {row["id"]: row for row in mine}
+    spans = tagger_attributes(rows["r0"], "x__tokenizer_repetitions_v1__")
+    assert spans["repetition"] and spans["repetition"][0][2] >= 3 and spans["doc_max_score_repetition"][0][2] >= 3
+    assert "doc_frac_repetition" not in tagger_attributes(rows["edge-0"], "x__tokenizer_repetitions_v2r2__")  # v2r2: no stats without one

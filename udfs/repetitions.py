@@ -36,7 +36,12 @@ def _tag(batch: TagBatch, finder) -> dict[str, Spans]:
             starts.append(start)
             ends.append(end)
             scores.append(score)
-    spans = Spans(rows, starts, ends, scores)
+    return with_document_stats(batch, Spans(rows, starts, ends, scores))
+
+
+def with_document_stats(batch: TagBatch, spans: Spans, *, when_empty: bool = True) -> dict[str, Spans]:
+    """The repetition spans plus each document's maximum score, maximum length and covered fraction
+    (0 for a document without repetitions, or no stats at all for it unless ``when_empty``)."""
     n_rows, lengths = len(batch), batch.lengths
     found = spans.per_row(n_rows) > 0
     max_score = np.zeros(n_rows)
@@ -44,11 +49,12 @@ def _tag(batch: TagBatch, finder) -> dict[str, Spans]:
     max_length = np.zeros(n_rows)
     np.maximum.at(max_length, spans.rows, spans.ends - spans.starts)
     covered = np.bincount(spans.rows, weights=spans.ends - spans.starts, minlength=n_rows)
+    where = None if when_empty else found
     return {
         "repetition": spans,
-        "doc_max_score_repetition": Spans.document(lengths, np.where(found, max_score, 0.0)),
-        "doc_max_length_repetition": Spans.document(lengths, np.where(found, max_length, 0.0)),
-        "doc_frac_repetition": Spans.document(lengths, np.where(found, covered / np.maximum(lengths, 1), 0.0)),
+        "doc_max_score_repetition": Spans.document(lengths, np.where(found, max_score, 0.0), where),
+        "doc_max_length_repetition": Spans.document(lengths, np.where(found, max_length, 0.0), where),
+        "doc_frac_repetition": Spans.document(lengths, np.where(found, covered / np.maximum(lengths, 1), 0.0), where),
     }
 
 

@@ -7,8 +7,6 @@ UPSTREAM_ONLY: dict[str, str] = {
     "(techarb/code-prose-composition), and dolma-sql downloads nothing at run time",
     "pii_presidio_v1": "it needs Microsoft Presidio and a spaCy language model that is installed from outside PyPI "
     "(python -m spacy download); use pii_regex_v1 / pii_regex_v2 / pii_regex_with_counts_fast_v2",
-    **{name: "not implemented in dolma-sql yet (upstream downloads its tokenizer from the Hugging Face hub)"
-       for name in ["tokenizer_repetitions_v1", "tokenizer_repetitions_v2r2", "paragraph_tokenizer_repetitions_v1"]},
 }
 """Tagger name -> why dolma-sql lacks it."""
 

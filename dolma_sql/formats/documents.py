@@ -45,13 +45,14 @@ def iter_document_batches(
     codec: str | None = None,
     batch_bytes: int = BATCH_BYTES,
     count_progress: bool = True,
+    staging: str | None = None,
 ) -> Iterator[DocumentBatch]:
     """Parse ``path``'s documents batch by batch with DuckDB's JSON reader (vectorized, multi-threaded).
 
     ``json_fields`` are returned as their JSON text, as ``metadata`` is (an ``id`` that may be a
     number or a string: ``7`` or ``"7"``). A malformed line, a line that is not an object, or a
     document whose required field is missing or not a string is an :class:`InputError` naming the
-    file and line.
+    file and line. ``staging``: see :func:`~dolma_sql.formats.lines.iter_line_batches`.
     """
     connection = None  # DuckDB is imported and connected only when the fast path declines a batch
     # a dotted name is a nested path, as dolma's field names (``metadata.text``)
@@ -65,7 +66,7 @@ def iter_document_batches(
     checks = ", ".join(f"coalesce(json_type(v[{fields.index(name) + 1}]) = 'VARCHAR', false) AS \"ok_{name}\"" for name in required)
     query = f"SELECT {projections}{', ' + checks if checks else ''} FROM (SELECT json_extract(line, [{paths}]) AS v FROM lines)"
     string_schema = _string_fields_schema(fields)
-    for batch in iter_line_batches(path, codec=codec, batch_bytes=batch_bytes, count_progress=count_progress):
+    for batch in iter_line_batches(path, codec=codec, batch_bytes=batch_bytes, count_progress=count_progress, staging=staging):
         fast = _decode_string_fields(string_schema, fields, batch.lines, required) if string_schema is not None else None
         if fast is not None:
             fast = _as_json_text(fast, json_fields)

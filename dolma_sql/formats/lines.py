@@ -48,7 +48,7 @@ class LineBatch:
 
 
 def iter_line_batches(
-    path: str, *, codec: str | None = None, batch_bytes: int = BATCH_BYTES, count_progress: bool = False
+    path: str, *, codec: str | None = None, batch_bytes: int = BATCH_BYTES, count_progress: bool = False, staging: str | None = None
 ) -> Iterator[LineBatch]:
     """Yield the lines of ``path`` as Arrow string batches, validating UTF-8.
 
@@ -57,12 +57,14 @@ def iter_line_batches(
     Invalid UTF-8 is an :class:`InputError` naming the file and line (upstream silently
     drops the rest of the file). With ``count_progress`` the (compressed) bytes read are added to
     the run's progress as each batch is read, so a large file shows progress while it runs.
+    A remote file is streamed, or with ``staging`` (dolma's ``work_dir.input``) downloaded into that
+    local folder first (see :func:`dolma_sql.storage.open_input`).
     """
     next_line = 1
     carry = np.empty(0, dtype=np.uint8)
     newlines = np.empty(0, dtype=bool)  # reused: a fresh mask per batch costs as many page faults as the data
     try:
-        raw = storage.open_input(path)
+        raw = storage.open_input(path, staging=staging)
     except OSError as error:
         raise InputError(f"cannot open: {error.strerror or error}", path=path) from error
     reported = 0

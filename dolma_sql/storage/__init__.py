@@ -2,12 +2,14 @@
 
 Every path is a URL handled by fsspec (a plain path is a local file), so ``s3://``, ``gs://``,
 ``memory://`` or any fsspec filesystem works wherever a local path does. :mod:`.urls` finds,
-lists and opens files; :mod:`.codecs` picks the compression by extension; :mod:`.commit` is the
-one way an output reaches its final name.
+lists and opens files; :mod:`.remote` is their fsspec side (a store's failures as errors naming the
+URL, inputs staged in ``work_dir.input``, uploads); :mod:`.codecs` picks the compression by
+extension; :mod:`.commit` is the one way an output reaches its final name.
 """
 
 from dolma_sql.storage.codecs import codec_of, compressed_writer, decompressed_reader
 from dolma_sql.storage.commit import OutputFile, check_writable, copy_to, output, publish, staged, write_bytes
+from dolma_sql.storage.remote import StorageReadError, StorageWriteError
 from dolma_sql.storage.urls import (
     exists,
     expand_globs,
@@ -26,6 +28,8 @@ from dolma_sql.storage.urls import (
 
 __all__ = [
     "OutputFile",
+    "StorageReadError",
+    "StorageWriteError",
     "check_writable",
     "codec_of",
     "copy_to",

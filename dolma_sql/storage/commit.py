@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Iterator
 
 from dolma_sql.errors import OutputError
-from dolma_sql.storage import urls
+from dolma_sql.storage import remote, urls
 from dolma_sql.storage.codecs import codec_of, compressed_writer
 
 TEMP_SUFFIX = ".tmp"
@@ -149,21 +149,12 @@ def publish(finished: str, url: str, *, rename: bool = True) -> None:
     local = urls.local_path(url)
     with _disk_errors(url):
         if local is None:
-            _upload(finished, url)
+            remote.upload(finished, url)
         elif rename:
             os.replace(finished, local)
         else:
             urls.makedirs(os.path.dirname(local))
             shutil.copyfile(finished, local)
-
-
-def _upload(temp: str, url: str) -> None:
-    """Put a finished local file at ``url``; object stores show an object only once its upload completes."""
-    fs, path = urls.filesystem(url)
-    if "/" in path:
-        with contextlib.suppress(OSError):  # object stores need no folders; filesystems that do get them
-            fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
-    fs.put_file(temp, path)
 
 
 def write_bytes(url: str, data: bytes, *, staging: str | None = None, rename: bool = True) -> None:
@@ -307,6 +298,8 @@ def check_writable(folder: str, *, where: str) -> None:
     """Fail before any work when outputs cannot be written under ``folder`` (``where``: the config path naming it)."""
     from dolma_sql.errors import ConfigError
 
+    if not remote.bucket_exists(folder):  # some stores make a bucket on the first write into it
+        raise ConfigError(f"{folder!r} is not writable (no such bucket {remote.bucket_of(folder)!r})", path=where, hint="create the bucket first, or fix its name")
     probe = urls.join(folder, f".dolma-sql-write-test-{os.getpid()}-{secrets.token_hex(4)}")
     try:
         write_bytes(probe, b"")

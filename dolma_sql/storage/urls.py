@@ -12,13 +12,11 @@ import glob as _glob
 import os
 import posixpath
 from collections.abc import Callable
-from functools import lru_cache
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from dolma_sql.errors import ConfigError
-
-READ_BLOCK_BYTES = 8 << 20
-"""Read-ahead of a remote file: one request per batch of lines rather than fsspec's default 5 MiB."""
+from dolma_sql.storage import remote
+from dolma_sql.storage.remote import filesystem
 
 
 def is_local(url: str) -> bool:
@@ -31,25 +29,6 @@ def _local(url: str) -> str:
 
 def _protocol(url: str) -> str:
     return url.split("://", 1)[0]
-
-
-@lru_cache(maxsize=None)
-def _filesystem_of(protocol: str) -> Any:
-    import fsspec
-
-    try:
-        return fsspec.filesystem(protocol)
-    except (ImportError, ValueError) as error:
-        raise ConfigError(
-            f"no filesystem for {protocol}:// URLs ({error})",
-            hint=f"install the fsspec implementation of {protocol}:// (for s3://: pip install s3fs)",
-        ) from None
-
-
-def filesystem(url: str) -> tuple[Any, str]:
-    """The fsspec filesystem of a remote URL and the path within it."""
-    fs = _filesystem_of(_protocol(url))
-    return fs, fs._strip_protocol(url)
 
 
 def _remote_url(path: str, like: str) -> str:
@@ -95,24 +74,33 @@ def common_parent(urls: list[str]) -> str:
 
 
 def exists(url: str) -> bool:
+    """Whether ``url`` exists now: a remote filesystem is asked again, not its cached listings (another
+    process may have written the file since this one listed its folder)."""
     if is_local(url):
         return os.path.exists(_local(url))
     fs, path = filesystem(url)
-    return fs.exists(path)
+    with remote.errors(url, "read"):
+        fs.invalidate_cache(path)
+        return fs.exists(path)
 
 
 def isfile(url: str) -> bool:
+    """Whether ``url`` is a file now (asked again, as :func:`exists`)."""
     if is_local(url):
         return os.path.isfile(_local(url))
     fs, path = filesystem(url)
-    return fs.isfile(path)
+    with remote.errors(url, "read"):
+        fs.invalidate_cache(path)
+        return fs.isfile(path)
 
 
 def size(url: str) -> int:
+    """The size of a file in bytes (of a remote file listed by :func:`glob`, from that listing)."""
     if is_local(url):
         return os.path.getsize(_local(url))
     fs, path = filesystem(url)
-    return int(fs.size(path))
+    with remote.errors(url, "read"):
+        return int(fs.size(path))
 
 
 VERSION_FIELDS = ("ETag", "etag", "md5Hash", "generation", "version_id", "mtime", "LastModified", "last_modified", "updated", "created")
@@ -127,7 +115,8 @@ def version(url: str) -> str:
         status = os.stat(_local(url))
         return f"{status.st_size}-{status.st_mtime_ns}"
     fs, path = filesystem(url)
-    info = fs.info(path)
+    with remote.errors(url, "read"):
+        info = fs.info(path)
     stamp = next((info[field] for field in VERSION_FIELDS if info.get(field) is not None), None)
     return f"{info.get('size')}-{stamp}" if stamp is not None else fs.ukey(path)
 
@@ -141,19 +130,24 @@ def listdir(url: str) -> list[str]:
             return []
     fs, path = filesystem(url)
     try:
-        return sorted(posixpath.basename(entry.rstrip("/")) for entry in fs.ls(path, detail=False, refresh=True))
+        with remote.errors(url, "read"):
+            return sorted(posixpath.basename(entry.rstrip("/")) for entry in fs.ls(path, detail=False, refresh=True))
     except FileNotFoundError:
         return []
 
 
 def makedirs(url: str) -> None:
-    """Create folder ``url`` and its parents (object stores have no folders: nothing to do there)."""
+    """Create folder ``url`` and its parents (object stores have no folders: nothing to do there, and
+    no bucket is ever created)."""
     if is_local(url):
         if url:
             os.makedirs(_local(url), exist_ok=True)
         return
+    if remote.is_object_store(url):
+        return
     fs, path = filesystem(url)
-    fs.makedirs(path, exist_ok=True)
+    with remote.errors(url, "write"):
+        fs.makedirs(path, exist_ok=True)
 
 
 def remove(url: str) -> None:
@@ -163,7 +157,8 @@ def remove(url: str) -> None:
             os.remove(_local(url))
         else:
             fs, path = filesystem(url)
-            fs.rm_file(path)
+            with remote.errors(url, "write"):
+                fs.rm_file(path)
     except FileNotFoundError:
         pass
 
@@ -177,17 +172,22 @@ def remove_tree(url: str) -> None:
         return
     fs, path = filesystem(url)
     try:
-        fs.rm(path, recursive=True)
+        with remote.errors(url, "write"):
+            fs.rm(path, recursive=True)
     except FileNotFoundError:
         pass
 
 
-def open_input(url: str) -> BinaryIO:
-    """A binary reader of the raw (still compressed) bytes of ``url``."""
+def open_input(url: str, *, staging: str | None = None) -> BinaryIO:
+    """A binary reader of the raw (still compressed) bytes of ``url``.
+
+    A remote file is streamed, or with ``staging`` (dolma's ``work_dir.input``) first downloaded into
+    that local folder, whence it is removed once read (see :func:`.remote.open_remote`). A local file
+    is always read in place.
+    """
     if is_local(url):
         return open(_local(url), "rb")
-    fs, path = filesystem(url)
-    return fs.open(path, "rb", block_size=READ_BLOCK_BYTES)
+    return remote.open_remote(url, staging=staging)
 
 
 def read_bytes(url: str) -> bytes:
@@ -209,9 +209,11 @@ def glob(pattern: str) -> list[str]:
         prefix = "file://" if pattern.startswith("file://") else ""
         return sorted(prefix + m for m in matches)
     fs, path = filesystem(pattern)
-    if not _glob.has_magic(path):
-        return [pattern] if fs.isfile(path) else []
-    return sorted(_remote_url(match, pattern) for match in fs.glob(path) if fs.isfile(match))
+    with remote.errors(pattern, "read"):
+        if not _glob.has_magic(path):
+            return [pattern] if isfile(pattern) else []
+        matches = fs.glob(path, detail=True)  # one listing: the sizes of the files come with it
+    return sorted(_remote_url(match, pattern) for match, info in matches.items() if info.get("type") == "file")
 
 
 def expand_globs(patterns: list[str], *, config_path: str, warn: Callable[[str], None] | None = None) -> list[str]:
@@ -224,10 +226,13 @@ def expand_globs(patterns: list[str], *, config_path: str, warn: Callable[[str],
         raise ConfigError("no document paths given", path=config_path, hint="list at least one glob of document files")
     files = list(dict.fromkeys(match for pattern in patterns for match in _warned_glob(pattern, config_path, warn)))
     if not files:
+        missing = [remote.bucket_of(p) for p in patterns if remote.is_object_store(p) and not remote.bucket_exists(p)]
         raise ConfigError(
-            f"no files match {patterns!r}",
+            f"no files match {patterns!r}" + (f" (no such bucket: {', '.join(dict.fromkeys(missing))})" if missing else ""),
             path=config_path,
-            hint="check the glob, relative to the current directory " + os.getcwd(),
+            hint="check the glob, relative to the current directory " + os.getcwd()
+            if any(is_local(p) for p in patterns)
+            else "check the bucket and the path in it, and the credentials' access to them",
         )
     return files
 

@@ -51,13 +51,15 @@ class ShardTask:
     """One unit of work: one output shard of a stream, from its input files.
 
     ``staging`` is dolma's ``work_dir.output``, where an output bound for an object store is
-    written before it is uploaded.
+    written before it is uploaded; ``input_staging`` dolma's ``work_dir.input``, where remote
+    inputs are downloaded before they are read (streamed when it is unset).
     """
 
     plan: StreamPlan
     shard: layout.ShardPlan
     allow_missing_attributes: bool
     staging: str | None = None
+    input_staging: str | None = None
 
     @property
     def key(self) -> str:
@@ -127,7 +129,7 @@ def plan_shards(
         else:
             shards = layout.plan_unshuffled(files, output_dir=stream.output.path, document_dir=stream.document_dir)
         _warn_missing_keys(plan, files[0], warn)
-        tasks.extend(ShardTask(plan, shard, allow_missing_attributes, config.work_dir.output) for shard in shards)
+        tasks.extend(ShardTask(plan, shard, allow_missing_attributes, config.work_dir.output, config.work_dir.input) for shard in shards)
     return tasks
 
 

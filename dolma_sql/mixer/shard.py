@@ -149,7 +149,7 @@ def aligned_batches(path: str, task: ShardTask, *, count_progress: bool = False)
     for name in stream.attributes:
         attribute_path = layout.attribute_path(path, name, document_dir=stream.document_dir)
         if storage.exists(attribute_path):
-            cursors.append(LineCursor(attribute_path))
+            cursors.append(LineCursor(attribute_path, staging=task.input_staging))
         elif task.allow_missing_attributes:
             cursors.append(None)
         else:
@@ -160,7 +160,7 @@ def aligned_batches(path: str, task: ShardTask, *, count_progress: bool = False)
                 "or pass --allow-missing-attributes to mix without it",
             )
     lines_seen = 0
-    for batch in iter_line_batches(path, codec=stream.input_codec(), count_progress=count_progress):
+    for batch in iter_line_batches(path, codec=stream.input_codec(), count_progress=count_progress, staging=task.input_staging):
         lines_seen += len(batch)
         slices = []
         for cursor in cursors:
@@ -189,9 +189,9 @@ def aligned_batches(path: str, task: ShardTask, *, count_progress: bool = False)
 class LineCursor:
     """Hands out exactly ``n`` lines at a time from a file read in its own batches."""
 
-    def __init__(self, path: str, batch_bytes: int = BATCH_BYTES) -> None:
+    def __init__(self, path: str, batch_bytes: int = BATCH_BYTES, *, staging: str | None = None) -> None:
         self.path = path
-        self._lines = Rows(batch.lines for batch in iter_line_batches(path, batch_bytes=batch_bytes))
+        self._lines = Rows(batch.lines for batch in iter_line_batches(path, batch_bytes=batch_bytes, staging=staging))
         self.lines_read = 0
 
     def take(self, n: int) -> pa.Array | pa.ChunkedArray:

@@ -17,7 +17,7 @@ def plan_units(config: TagConfig, *, warn: Callable[[str], None]) -> list[TagUni
     settings = tag_settings(config)
     names = config.tagger_names()
     return [
-        TagUnit(path, urls.size(path), attribute_files(config, names, path, destination), settings, config.work_dir.output)
+        TagUnit(path, urls.size(path), attribute_files(config, names, path, destination), settings, config.work_dir.output, config.work_dir.input)
         for path, destination in document_files(config, warn=warn)
     ]
 

@@ -40,13 +40,15 @@ class TagSettings:
 
 @dataclass(frozen=True)
 class TagUnit:
-    """Tag the document file ``source`` (``size`` bytes) into ``outputs``; ``staging`` is dolma's ``work_dir.output``."""
+    """Tag the document file ``source`` (``size`` bytes) into ``outputs``; ``staging`` is dolma's ``work_dir.output``,
+    ``input_staging`` its ``work_dir.input`` (where a remote ``source`` is downloaded before it is read)."""
 
     source: str
     size: int
     outputs: tuple[AttributeFile, ...]
     settings: TagSettings
     staging: str | None = None
+    input_staging: str | None = None
 
     @property
     def key(self) -> str:
@@ -67,7 +69,7 @@ def tag_file(unit: TagUnit) -> dict[str, float]:
         remove_temps(output.url)  # of a writer killed before it committed
     with ExitStack() as stack:
         writers = [stack.enter_context(storage.output(output.url, staging=unit.staging)) for output in unit.outputs]
-        for document_batch in iter_document_batches(unit.source, fields=fields, required=("id", "text"), count_progress=True):
+        for document_batch in iter_document_batches(unit.source, fields=fields, required=("id", "text"), count_progress=True, staging=unit.input_staging):
             table = document_batch.table
             if settings.max_documents is not None:
                 table = table.slice(0, max(0, settings.max_documents - documents))

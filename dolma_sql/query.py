@@ -28,7 +28,7 @@ from sqlglot import exp
 
 from dolma_sql.errors import DolmaSqlError
 from dolma_sql import storage
-from dolma_sql.storage import codec_of
+from dolma_sql.storage import codec_of, urls
 from dolma_sql.sql import render
 from dolma_sql.views import Corpus, add_missing_function, explain_error, open_views, view_files, widen_object_limit
 
@@ -141,14 +141,28 @@ def sandbox(connection: duckdb.DuckDBPyConnection, allowed: Sequence[str] = ()) 
 
     Writing needs a statement that writes (``COPY``, ``CREATE``, ``ATTACH``, …), which the read-only
     guard refuses without ``--allow-write``; with it, only these paths can be written. DuckDB does not
-    tell reading from writing, nor a symlink from its target (it resolves both sides).
+    tell reading from writing, nor a symlink from its target (it resolves both sides). A URL (``s3://…``)
+    is allowed as a file, or as a folder (every key under its prefix) when it is none.
     """
-    paths = [*view_files(connection), *(os.path.abspath(os.path.expanduser(path)) for path in allowed)]
-    folders = [path for path in paths if os.path.isdir(path)]
-    files = [path for path in paths if not os.path.isdir(path)]
-    settings = [("allowed_paths", _strings(files)), ("allowed_directories", _strings(folders)), *SANDBOX_SETTINGS]
+    files, folders = _files_and_folders(allowed)
+    settings = [("allowed_paths", _strings([*view_files(connection), *files])), ("allowed_directories", _strings(folders)), *SANDBOX_SETTINGS]
     for name, value in settings:
         connection.execute(f"SET {name} = {render(value)}")
+
+
+def _files_and_folders(paths: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``paths`` sorted into files and folders, local ones made absolute (a remote folder ends with ``/``,
+    so that it does not also allow its siblings whose names it starts)."""
+    files, folders = [], []
+    for path in paths:
+        if storage.is_local(path):
+            local = os.path.abspath(os.path.expanduser(urls.local_path(path)))
+            (folders if os.path.isdir(local) else files).append(local)
+        elif urls.isfile(path):
+            files.append(path)
+        else:
+            folders.append(path.rstrip("/") + "/")
+    return files, folders
 
 
 def _strings(values: list[str]) -> exp.Expression:
@@ -212,8 +226,8 @@ def _cell(value) -> str:
 @contextlib.contextmanager
 def export_scratch(fmt: str, output: str | None) -> Iterator[str | None]:
     """The private folder :func:`export` writes the result into before it reaches ``output`` or stdout
-    (None for a table on the terminal). Made before the sandbox, which lets SQL write there; beside
-    ``output``, so the final rename stays on one filesystem."""
+    (None for a table on the terminal). Made before the sandbox, which lets SQL write there; beside a
+    local ``output``, so the final rename stays on one filesystem (a remote one is uploaded from it)."""
     if fmt == "table" and output is None:
         yield None
         return
@@ -221,9 +235,10 @@ def export_scratch(fmt: str, output: str | None) -> Iterator[str | None]:
         raise DolmaSqlError(f"unknown --format {fmt!r}", hint="use table, csv, json or parquet")
     if output is None and fmt == "parquet":
         raise DolmaSqlError("--format parquet needs --output FILE", hint="parquet is binary; name the file to write")
-    if output is not None:
-        os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(output)) if output else None) as scratch:
+    beside = os.path.dirname(os.path.abspath(urls.local_path(output))) if output is not None and storage.is_local(output) else None
+    if beside is not None:
+        os.makedirs(beside, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=beside) as scratch:
         yield scratch
 
 
@@ -251,7 +266,7 @@ def export(
     finally:
         writer.close()
     if output is not None:
-        storage.publish(target, output)  # the scratch folder is beside the output: a rename
+        storage.publish(target, output)  # a rename beside a local output, an upload of a remote one
     else:
         with open(target, "rb") as result:
             shutil.copyfileobj(result, sys.stdout.buffer)

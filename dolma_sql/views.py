@@ -4,8 +4,13 @@ The views read the original JSON lines files lazily through DuckDB's ``read_ndjs
 zstd by extension), so nothing is copied: a query parses only the fields it uses and a
 ``LIMIT`` stops reading early. Document and attribute files are joined by position, the way
 dolma lays them out (``documents/…`` beside line-aligned ``attributes/<name>/…``), and every
-joined row checks its ids. The views are plain SQL over absolute paths, so they can be saved
-into a DuckDB database file that any DuckDB client of the same version opens.
+joined row checks its ids. The views are plain SQL over absolute paths (or URLs), so they can be
+saved into a DuckDB database file that any DuckDB client of the same version opens.
+
+Files on object storage (``s3://``, any fsspec URL) are read through the storage layer's fsspec
+filesystems, registered with each connection (:func:`register_filesystems`): DuckDB's own S3
+support (the ``httpfs`` extension, which it would download, and its secrets) is never used, so the
+credentials stay in Python, out of SQL's reach.
 
 What the views read is also what a sandboxed connection may read (:func:`view_files`); the
 span macros and tagger functions that queries call are defined here on demand
@@ -14,7 +19,6 @@ span macros and tagger functions that queries call are defined here on demand
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 from collections import Counter
@@ -31,7 +35,8 @@ from dolma_sql import storage
 from dolma_sql.errors import ConfigError, DolmaSqlError, InputError
 from dolma_sql.formats.lines import decode_object, head_lines, iter_line_batches, raise_first_malformed
 from dolma_sql.layout import attribute_path
-from dolma_sql.storage import expand_globs
+from dolma_sql.storage import expand_globs, urls
+from dolma_sql.storage.remote import filesystem_of, protocol
 from dolma_sql.sql import fill, load_sql, render
 
 DOCUMENT_FIELDS = {
@@ -102,14 +107,14 @@ def discover(document_globs: list[str], attribute_names: list[str] | None = None
     every later one, so start-up stays cheap on large corpora: a key that first appears deeper
     than that into a later file is not a column of ``attributes`` (``spans`` still has it).
     """
-    documents = tuple(os.path.abspath(path) for path in expand_globs(document_globs, config_path="--documents"))
+    documents = tuple(_absolute(path) for path in expand_globs(document_globs, config_path="--documents"))
     names = attribute_names if attribute_names is not None else _sets_beside(documents[0], document_dir)
     connection = duckdb.connect()
     found: dict[str, tuple[tuple[str, ...], list[tuple[str, str]]]] = {}
     for name in names:
         files = tuple(attribute_path(doc, name, document_dir=document_dir) for doc in documents)
         for doc, attr in zip(documents, files):
-            if not os.path.isfile(attr):
+            if not urls.isfile(attr):
                 raise ConfigError(
                     f"attribute set {name!r} has no file {attr} for documents file {doc}",
                     path="--attributes",
@@ -157,7 +162,12 @@ def _sets_beside(first_document: str, document_dir: str) -> list[str]:
     """Every attribute set that has a file for the first document file."""
     probe = attribute_path(first_document, "\0", document_dir=document_dir)
     root = probe[: probe.index("\0")]
-    return sorted(match[len(root) :].split("/")[0] for match in glob.glob(probe.replace("\0", "*")))
+    return sorted(match[len(root) :].split("/")[0] for match in urls.glob(probe.replace("\0", "*")))
+
+
+def _absolute(path: str) -> str:
+    """A local path made absolute (views saved in a database must not depend on the current folder); a URL as it is."""
+    return os.path.abspath(urls.local_path(path)) if urls.is_local(path) else path
 
 
 def _document_columns(first_document: str) -> tuple[tuple[str, str], ...]:
@@ -266,16 +276,33 @@ def connect(
     """A DuckDB connection with the corpus views, saved into ``database`` when given (then reopened
     read-only with ``read_only``, so the engine itself refuses to change it); span macros and taggers
     come with :func:`add_missing_function`."""
-    connection = duckdb.connect(database or ":memory:")
+    connection = duckdb.connect(database or ":memory:", config=NO_EXTENSION_DOWNLOADS)
     if corpus is not None:
+        register_filesystems(connection, [*corpus.documents, *(path for found in corpus.attribute_sets for path in found.files)])
         for statement in view_statements(corpus):
             connection.execute(statement)
     if database and read_only:
         connection.close()
-        connection = duckdb.connect(database, read_only=True)
+        connection = duckdb.connect(database, read_only=True, config=NO_EXTENSION_DOWNLOADS)
+    if database:
+        register_filesystems(connection, view_files(connection))  # the remote files of views saved earlier
     if threads:
         connection.execute(f"SET threads = {int(threads)}")
     return connection
+
+
+NO_EXTENSION_DOWNLOADS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+"""A URL DuckDB knows (``s3://``) must not make it download an extension: the registered filesystems serve it."""
+
+
+def register_filesystems(connection: duckdb.DuckDBPyConnection, paths: list[str]) -> None:
+    """Let DuckDB read the remote files among ``paths`` through the storage layer's filesystem of their protocol."""
+    registered = set(connection.list_filesystems())
+    for name in dict.fromkeys(protocol(path) for path in paths if not urls.is_local(path)):
+        fs = filesystem_of(name)
+        if not registered.intersection(fs.protocol if isinstance(fs.protocol, (tuple, list)) else [fs.protocol]):
+            connection.register_filesystem(fs)
+            registered.update(connection.list_filesystems())
 
 
 def open_views(
@@ -289,6 +316,8 @@ def open_views(
     """The connection the ``sql`` and ``shell`` commands query: views over ``documents``, or a saved database's views."""
     if not documents and not database:
         raise ConfigError("nothing to query", path="--documents", hint="pass --documents GLOB (and --attributes NAME), or --database FILE saved earlier")
+    if database and not urls.is_local(database):
+        raise ConfigError(f"{database} is not a local file", path="--database", hint="save the views into a local DuckDB file (the corpus may be anywhere)")
     corpus = discover(documents, attribute_names) if documents else None
     if corpus is None and not os.path.isfile(database):
         raise ConfigError(f"database {database} does not exist", path="--database", hint="create it with --documents GLOB --database FILE")

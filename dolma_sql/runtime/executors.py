@@ -10,7 +10,8 @@ KINDS = ("local", "serial", "ray")
 
 def build_executor(kind: str = "local", *, processes: int = 1, allocator: str = "auto", address: str | None = None) -> Executor:
     """The executor a command runs its units on: ``local`` (a process pool on this machine), ``serial``
-    (the calling process alone, for debugging) or ``ray`` (tasks on the Ray cluster at ``address``)."""
+    (the calling process alone, for debugging) or ``ray`` (tasks on the Ray cluster at ``address``, else
+    ``RAY_ADDRESS``; ``processes`` does not apply: the cluster's CPUs do)."""
     if kind == "local":
         from dolma_sql.runtime.local import LocalExecutor
 
@@ -20,7 +21,7 @@ def build_executor(kind: str = "local", *, processes: int = 1, allocator: str = 
     if kind == "ray":
         from dolma_sql.runtime.ray import RayExecutor
 
-        return RayExecutor(address)
+        return RayExecutor(address, allocator=allocator)
     raise ConfigError(f"unknown executor {kind!r}", path="executor.kind", hint=f"use one of {', '.join(KINDS)}")
 
 

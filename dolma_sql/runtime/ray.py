@@ -3,51 +3,70 @@
 One task per unit, with the unit (paths and small config objects) in and its counters out; no
 document data goes through Ray's object store. At most ``max_in_flight`` tasks are submitted at a
 time, so the driver holds what is in flight, not the whole plan. Ray retries a task whose worker
-or node was lost, and a task that failed with a transient storage error; a user error is returned
-as the task's value, so it is never retried and stops the run with its file and line as locally.
-Interrupting the driver cancels the tasks in flight. Workers' progress reaches the driver through
-a small actor that the driver polls.
+or node was lost, and a task that failed with a transient storage or network error; a user error
+is returned as the task's value, so it is never retried and stops the run with its file and line
+as locally. Interrupting the driver cancels the tasks in flight. Workers' progress reaches the
+driver through a small actor that the driver polls.
+
+Workers run in the driver's working directory when it exists on their node (relative paths and
+``--tagger_modules file.py`` mean what they mean to the driver), with the process settings the
+local pool gives its workers. They read object storage with the credentials of their own node
+(the environment of ``ray start``, ``~/.aws``, an instance role): none are sent by the driver.
 """
 
 from __future__ import annotations
 
 import importlib
+import itertools
 import os
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from dolma_sql.errors import ConfigError, DolmaSqlError
 from dolma_sql.runtime import progress
-from dolma_sql.runtime.executor import Counters, Executor, U, run_catching_user_errors
-from dolma_sql.runtime.tuning import cyclic_gc_paused, keep_freed_memory
-
-TRANSIENT_ERRORS = (ConnectionError, TimeoutError)
-"""Failures of a task that a retry may cure (a storage server that was briefly unreachable)."""
+from dolma_sql.runtime.executor import Counters, Executor, U
+from dolma_sql.runtime.transient import is_transient
+from dolma_sql.runtime.tuning import RUNTIME_ENVIRONMENT, allocator_environment, cyclic_gc_paused, keep_freed_memory
 
 TASK_RETRIES = 3
+"""Attempts after the first, for a lost worker or node and for a transient error."""
+
+RETRY_PAUSE_SECONDS = 1.0
+"""How long a task that failed with a transient error waits before Ray runs it again."""
+
 POLL_SECONDS = 0.25
+"""How long the driver waits for results before it shows the workers' progress again."""
+
 TASKS_PER_CPU = 4
 MIN_IN_FLIGHT = 64
 """Tasks in flight: enough to keep every CPU busy while the driver collects results (short units are
 latency-bound), few enough that the driver's memory does not grow with the plan."""
 
+RESULTS_PER_WAIT = 16
+"""Results the driver waits for at once (at most :data:`POLL_SECONDS`): one call to Ray per result
+costs the driver more CPU than a short unit takes."""
 
-def _ray() -> Any:
+def ray_module() -> Any:
+    """Ray, or a clear error saying how to install it."""
     try:
         import ray
     except ImportError:
-        raise ConfigError("the ray executor needs Ray", path="executor.kind", hint='pip install "dolma-sql[ray]"') from None
+        raise ConfigError("the ray executor needs Ray, which is not installed", path="executor.kind", hint='pip install "dolma-sql[ray]"') from None
     return ray
 
 
 class RayExecutor(Executor):
-    """Runs units as Ray tasks on the cluster at ``address`` (else ``RAY_ADDRESS``, else a Ray started on this machine)."""
+    """Runs units as Ray tasks on the cluster at ``address`` (else ``RAY_ADDRESS``, else a Ray started on this
+    machine). ``allocator`` is preloaded into the workers as the local pool does (see :mod:`.tuning`)."""
 
-    def __init__(self, address: str | None = None, *, max_in_flight: int | None = None) -> None:
+    def __init__(self, address: str | None = None, *, allocator: str = "auto", max_in_flight: int | None = None) -> None:
+        ray_module()  # a missing Ray is said before any work
         self.address = address or os.environ.get("RAY_ADDRESS")
+        self.allocator = allocator
         self.max_in_flight = max_in_flight
         self.preload: list[str] = []
         self._started_ray = False
@@ -59,27 +78,30 @@ class RayExecutor(Executor):
             self.preload.append(module)
 
     def __enter__(self) -> RayExecutor:
-        ray = _ray()
+        ray = ray_module()
         if not ray.is_initialized():
-            ray.init(address=self.address, log_to_driver=False, include_dashboard=False, configure_logging=False)
+            ray.init(
+                address=self.address,
+                runtime_env={"env_vars": worker_environment(self.allocator)},
+                log_to_driver=False,
+                include_dashboard=False,
+                configure_logging=False,
+            )
             self._started_ray = True
         return self
 
     def __exit__(self, *exc_info) -> None:
-        if self._started_ray:
-            _ray().shutdown()
-            self._started_ray = False
+        if self._relay is not None and not self._started_ray:  # a Ray the caller started outlives the run
+            ray_module().kill(self._relay)
         self._relay = None
-
-    def _in_flight(self) -> int:
-        if self.max_in_flight:
-            return self.max_in_flight
-        return max(MIN_IN_FLIGHT, TASKS_PER_CPU * int(_ray().cluster_resources().get("CPU", 1)))
+        if self._started_ray:
+            ray_module().shutdown()
+            self._started_ray = False
 
     def map_unordered(self, fn: Callable[[U], Counters], units) -> Iterator[tuple[U, Counters | DolmaSqlError]]:
         if not units:
             return
-        ray = _ray()
+        ray = ray_module()
         entered = not ray.is_initialized()
         if entered:
             self.__enter__()
@@ -93,30 +115,29 @@ class RayExecutor(Executor):
         if self._relay is None:
             self._relay_name = f"dolma-sql-progress-{uuid.uuid4().hex}"
             self._relay = ray.remote(num_cpus=0)(_ProgressRelay).options(name=self._relay_name).remote()
-        task = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=list(TRANSIENT_ERRORS))(_run_task)
-        limit = self._in_flight()
+        setup = _WorkerSetup(tuple(self.preload), self._relay_name, os.getcwd())
+        task = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=[TransientFailure])(_task_of(fn, setup))
+        limit = self.max_in_flight or max(MIN_IN_FLIGHT, TASKS_PER_CPU * int(ray.cluster_resources().get("CPU", 1)))
+        batch = max(1, min(RESULTS_PER_WAIT, limit // 4))  # a wait never holds back the refill of the queue
         queue = iter(units)
         pending: dict[Any, Any] = {}
         relayed = time.monotonic()
         try:
             while True:
-                for unit in queue:
-                    pending[task.remote(fn, unit, tuple(self.preload), self._relay_name)] = unit
-                    if len(pending) >= limit:
-                        break
+                for unit in itertools.islice(queue, limit - len(pending)):
+                    pending[task.remote(unit)] = unit
                 if not pending:
                     break
-                waiting = list(pending)
-                done, _ = ray.wait(waiting, num_returns=1, timeout=POLL_SECONDS)
-                if done:  # take every result that is ready, not one per wait
-                    done, _ = ray.wait(waiting, num_returns=len(waiting), timeout=0)
+                done, _ = ray.wait(list(pending), num_returns=min(len(pending), batch), timeout=POLL_SECONDS)
                 if time.monotonic() - relayed >= POLL_SECONDS:
                     self._relay_progress(ray)
                     relayed = time.monotonic()
-                for ref, result in zip(done, ray.get(done)):
-                    yield pending.pop(ref), result
+                for ref, (outcome, unreported) in zip(done, _outcomes(ray, done, pending)):
+                    if unreported:
+                        progress.advance(**unreported)
+                    yield pending.pop(ref), outcome
             self._relay_progress(ray)
-        except BaseException:
+        except BaseException:  # Ctrl-C, a bug in a unit, or a caller that stopped listening
             for ref in pending:
                 ray.cancel(ref, force=True)
             raise
@@ -124,6 +145,146 @@ class RayExecutor(Executor):
     def _relay_progress(self, ray: Any) -> None:
         for counts in ray.get(self._relay.take.remote()):
             progress.advance(**counts)
+
+
+def worker_environment(allocator: str) -> dict[str, str]:
+    """The process settings of the local pool's workers (see :mod:`.tuning`), for Ray's workers: the
+    driver's values of :data:`RUNTIME_ENVIRONMENT`, one Polars thread per task's CPU, the allocator."""
+    environment = {key: os.environ.get(key, value) for key, value in RUNTIME_ENVIRONMENT.items()}
+    environment["POLARS_MAX_THREADS"] = os.environ.get("POLARS_MAX_THREADS", "1")
+    environment.update(allocator_environment(allocator))
+    return environment
+
+
+Outcome = tuple[Counters | DolmaSqlError, dict | None]
+"""What a task returns: the unit's counters or user error, and the progress its worker had not reported yet."""
+
+
+def _outcomes(ray: Any, done: list, pending: dict) -> list[Outcome]:
+    """The outcomes of finished tasks, in one call to Ray unless one of them failed."""
+    try:
+        return ray.get(done)
+    except ray.exceptions.RayError:
+        return [_outcome(ray, ref, pending[ref]) for ref in done]
+
+
+def _outcome(ray: Any, ref: Any, unit: Any) -> Outcome:
+    """A finished task's outcome; a failure that outlived its retries is a user error naming the unit (the
+    storage or the cluster failed, not dolma-sql); a bug in the unit is raised."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as error:
+        if isinstance(error.cause, TransientFailure):
+            return error.cause.error, None
+        raise
+    except ray.exceptions.RayError as error:  # the worker or its node was lost on every attempt
+        lost = DolmaSqlError(
+            f"the Ray worker running this unit was lost {TASK_RETRIES + 1} times ({type(error).__name__})",
+            path=getattr(unit, "key", None) or str(unit),
+            hint="see the Ray logs of the cluster (memory, node failures); finished units are kept, rerun to resume",
+        )
+        return lost, None
+
+
+class TransientFailure(Exception):
+    """Raised by a task that failed with a transient error, so that Ray runs it again; ``error`` is what to
+    report once the retries are used up."""
+
+    def __init__(self, error: DolmaSqlError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+    def __reduce__(self):
+        return (TransientFailure, (self.error,))
+
+
+@dataclass(frozen=True)
+class _WorkerSetup:
+    """What a worker process sets up once per run: modules to preload, the progress relay, the working folder."""
+
+    preload: tuple[str, ...]
+    relay: str
+    cwd: str
+
+
+def _task_of(fn: Callable[[U], Counters], setup: _WorkerSetup) -> Callable[[U], Outcome]:
+    """The task's function with ``fn`` and ``setup`` inside, so that Ray sends them once, not with every unit."""
+
+    def run_unit(unit: U) -> Outcome:
+        return _run_task(fn, setup, unit)
+
+    run_unit.__name__ = run_unit.__qualname__ = f"dolma_sql:{getattr(fn, '__qualname__', 'unit')}"
+    return run_unit
+
+
+def _run_task(fn: Callable[[U], Counters], setup: _WorkerSetup, unit: U) -> Outcome:
+    """One unit in a Ray worker: a user error is the task's value, a transient error asks Ray for a retry."""
+    reports = _set_up_worker(setup)
+    progress.report_to(reports.send)  # this run's relay: the worker may have served other executors' runs
+    try:
+        with cyclic_gc_paused():
+            outcome = fn(unit)
+    except Exception as error:
+        if is_transient(error):
+            time.sleep(RETRY_PAUSE_SECONDS)
+            raise TransientFailure(_as_user_error(error, unit)) from None
+        if not isinstance(error, DolmaSqlError):
+            raise
+        outcome = error
+    return outcome, reports.settle()
+
+
+def _as_user_error(error: Exception, unit: Any) -> DolmaSqlError:
+    if isinstance(error, DolmaSqlError):
+        return error
+    return DolmaSqlError(
+        f"{type(error).__name__}: {error} (the same after {TASK_RETRIES} retries)",
+        path=getattr(unit, "key", None) or str(unit),
+        hint="the storage or the network failed; finished units are kept, rerun to resume",
+    )
+
+
+@lru_cache(maxsize=8)
+def _set_up_worker(setup: _WorkerSetup) -> _Reports:
+    """Once per worker process and run: the driver's working folder, tuning, the progress relay, the preloads."""
+    if os.path.isdir(setup.cwd):
+        os.chdir(setup.cwd)
+    keep_freed_memory()
+    reports = _Reports(ray_module().get_actor(setup.relay))
+    for module in setup.preload:
+        importlib.import_module(module)
+    return reports
+
+
+class _Reports:
+    """A worker's progress: sent to the relay without waiting while a unit runs (at most every
+    :data:`~.progress.REPORT_SECONDS`), the rest returned with the unit's outcome."""
+
+    def __init__(self, relay: Any) -> None:
+        self.relay = relay
+        self.sent: Any = None
+        self.ending = False
+        self.unreported: dict | None = None
+
+    def send(self, counts: dict) -> None:
+        if self.ending:
+            self.unreported = counts
+        else:
+            self.sent = self.relay.add.remote(counts)
+
+    def settle(self) -> dict | None:
+        """The counts not yet sent; those sent during the unit have reached the relay (it runs one worker's
+        calls in order), so the driver, which takes the relay's reports after the outcome, has them all."""
+        self.ending = True
+        try:
+            progress.flush()
+        finally:
+            self.ending = False
+        if self.sent is not None:
+            ray_module().get(self.sent)
+            self.sent = None
+        unreported, self.unreported = self.unreported, None
+        return unreported
 
 
 class _ProgressRelay:
@@ -138,24 +299,3 @@ class _ProgressRelay:
     def take(self) -> list[dict]:
         reports, self.reports = self.reports, []
         return reports
-
-
-def _run_task(fn: Callable[[U], Counters], unit: U, preload: tuple[str, ...], relay_name: str) -> Counters | DolmaSqlError:
-    """One unit in a Ray worker: tuned as the local pool's workers are, reporting progress to the relay.
-
-    Progress goes out every few tenths of a second, not at the end of each unit: a finished unit's
-    bytes are counted by the driver anyway, and a report per unit would double the calls to Ray.
-    """
-    _set_up_worker(preload, relay_name)
-    with cyclic_gc_paused():
-        return run_catching_user_errors(fn, unit)
-
-
-@lru_cache(maxsize=8)
-def _set_up_worker(preload: tuple[str, ...], relay_name: str) -> None:
-    """Once per worker process and run: tuning, the progress relay, the preloads."""
-    ray = _ray()
-    keep_freed_memory()
-    progress.report_to(ray.get_actor(relay_name).add.remote)
-    for module in preload:
-        importlib.import_module(module)

@@ -14,6 +14,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from dolma_sql.runtime.tuning import exiting_without_cycle_collection, tune_runtime
 
@@ -52,7 +53,7 @@ def main() -> None:
     try:
         app()
     except DolmaSqlError as error:
-        Console(stderr=True).print(f"[bold red]error:[/] {error}", markup=True, highlight=False, soft_wrap=True)
+        Console(stderr=True).print(f"[bold red]error:[/] {escape(str(error))}", markup=True, highlight=False, soft_wrap=True)
         sys.exit(1)
     finally:
         exiting_without_cycle_collection()

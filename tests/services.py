@@ -157,8 +157,10 @@ class RayCluster:
         _stop(self.process)
 
 
-RAY_ENVIRONMENT = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
-"""Ray 2.60 asks a separate driver for a token unless auth is disabled; no usage reports leave the machine."""
+RAY_ENVIRONMENT = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+"""Ray 2.60 asks a separate driver for a token unless auth is disabled; no usage reports leave the machine;
+and Ray replaces ``--node-ip-address=127.0.0.1`` by the machine's address and listens on every interface,
+unless, as on a laptop, it takes the machine as a cluster of its own (then it listens on loopback only)."""
 
 
 def start_ray_head(folder: Path, *, cpus: int = 2, python_path: list[str] = ()) -> RayCluster:

@@ -139,8 +139,17 @@ def staged(url: str, *, staging: str | None = None, rename: bool = True) -> Iter
             yield temp
         publish(temp, url, rename=rename)
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(temp)
+        _remove_temp(temp)
+
+
+def _remove_temp(temp: str) -> None:
+    try:
+        os.remove(temp)
+    except FileNotFoundError:
+        pass
+    except OSError:  # a read-only filesystem refuses even to remove a file that is not there
+        if os.path.lexists(temp):
+            raise
 
 
 def publish(finished: str, url: str, *, rename: bool = True) -> None:
@@ -202,8 +211,7 @@ def create_new(url: str, data: bytes) -> None:
                 with open(local, "xb") as handle:
                     handle.write(data)
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(temp)
+            _remove_temp(temp)
 
 
 def remove_claim(url: str, data: bytes) -> bool:

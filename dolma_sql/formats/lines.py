@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from dolma_sql import storage
 from dolma_sql.errors import InputError
+from dolma_sql.formats.nesting import decode_each, naming_the_line
 from dolma_sql.runtime import progress
 from dolma_sql.storage.codecs import DECODER_ERRORS, codec_of, decompressed_reader
 
@@ -198,6 +199,9 @@ def decode_object(text: str, *, path: str, line: int, hint: str = "each line mus
         value = msgspec.json.decode(text)
     except msgspec.DecodeError as error:
         raise InputError(f"malformed JSON ({error})", path=path, line=line, hint=hint) from None
+    except RecursionError:  # nested deeper than Python recurses
+        with naming_the_line(path, [line]):
+            value = decode_each([text], msgspec.json.decode)[0]
     if not isinstance(value, dict):
         raise InputError(f"expected a JSON object, got {type(value).__name__}", path=path, line=line, hint=hint)
     return value

@@ -18,12 +18,29 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dolma_sql.formats.lines import line_bytes, line_offsets
+from dolma_sql.formats.nesting import decode_each, on_deep_stack
 from dolma_sql.text import UNICODE_WHITESPACE
 
 decode_json = msgspec.json.Decoder().decode
 decode_lines = msgspec.json.Decoder().decode_lines
 encode_lines = msgspec.json.Encoder(order="sorted").encode_lines
 """Documents are written as compact JSON with keys sorted at every depth, as dolma does."""
+
+
+def encode_documents(documents: list[dict]) -> bytes:
+    """Documents as lines of :data:`encode_lines` (see :mod:`dolma_sql.formats.nesting` for those nested deeper than Python recurses)."""
+    try:
+        return encode_lines(documents)
+    except RecursionError:
+        return on_deep_stack(encode_lines, documents)
+
+
+def decode_values(values: list[str]) -> list:
+    """JSON texts decoded (attribute lines); one nested too deep is a :class:`~dolma_sql.formats.nesting.NestedTooDeep` naming its row."""
+    try:
+        return [decode_json(value) for value in values]
+    except RecursionError:
+        return decode_each(values, decode_json)
 
 TEXTS = (str, msgspec.Raw)
 """The types a decoded document's text may have (anything else is no string text)."""
@@ -46,6 +63,7 @@ class _Text(msgspec.Struct):
 
 _decode_standard_lines = msgspec.json.Decoder(_StandardDocument).decode_lines
 _decode_text_lines = msgspec.json.Decoder(_Text).decode_lines
+_decode_text = msgspec.json.Decoder(_Text).decode
 
 _unescape = codecs.escape_decode
 _QUOTE, _BACKSLASH = ord('"'), ord("\\")
@@ -60,8 +78,16 @@ def decode_documents(lines: pa.LargeStringArray) -> list[dict]:
 
     Only a batch whose lines all have exactly dolma's standard fields is decoded this way (any other
     into plain dicts). A text that is no string, and one whose line has a ``\\u`` or ``\\/`` escape (the
-    encoder writes the character itself), are decoded.
+    encoder writes the character itself), are decoded. A batch with a line nested deeper than Python
+    recurses is decoded into plain dicts on a deep stack (:mod:`dolma_sql.formats.nesting`).
     """
+    try:
+        return _decode_documents(lines)
+    except RecursionError:
+        return decode_each(lines.to_pylist(), decode_json)
+
+
+def _decode_documents(lines: pa.LargeStringArray) -> list[dict]:
     data = line_bytes(lines)
     try:
         standard = _decode_standard_lines(data)
@@ -79,7 +105,11 @@ def decode_documents(lines: pa.LargeStringArray) -> list[dict]:
 
 def decode_texts(lines: pa.LargeStringArray) -> pa.LargeStringArray:
     """Only the texts of document lines, as one Arrow array (what a dry run edits)."""
-    return pa.array([document.text for document in _decode_text_lines(line_bytes(lines))], pa.large_string())
+    try:
+        documents = _decode_text_lines(line_bytes(lines))
+    except RecursionError:
+        documents = decode_each(lines.to_pylist(), _decode_text)
+    return pa.array([document.text for document in documents], pa.large_string())
 
 
 def _rows_with_rewritten_escapes(lines: pa.LargeStringArray) -> np.ndarray:

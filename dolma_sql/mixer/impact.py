@@ -25,6 +25,7 @@ from dolma_sql import storage
 from dolma_sql.config.mix import MixerConfig, StreamConfig
 from dolma_sql.formats.lines import LineBatch
 from dolma_sql.mixer.documents import decode_texts, trimmed_utf8_lengths, utf8_lengths
+from dolma_sql.formats.nesting import naming_the_line
 from dolma_sql.mixer.edits import collect_edits
 from dolma_sql.mixer.plan import ShardTask
 from dolma_sql.mixer.shard import queried_batches
@@ -54,7 +55,8 @@ def _count_batch(batch: LineBatch, result: pa.Table, task: ShardTask, counters: 
     edits_by_rule = collect_edits(result, kept_rows, batch, task) if len(kept_rows) else None
     if edits_by_rule is not None:
         edits, edited, rule_of_edit = edits_by_rule
-        texts = decode_texts(batch.lines.take(pa.array(kept_rows[edited])))
+        with naming_the_line(batch.path, kept_rows[edited] + batch.first_line):
+            texts = decode_texts(batch.lines.take(pa.array(kept_rows[edited])))
         replaced = report.count_span_rules(texts, edits, rule_of_edit, len(task.plan.span_rules))
         text_bytes[edited] = utf8_lengths(replaced)
         if stripped is not None:

@@ -157,7 +157,7 @@ def _warn_missing_keys(plan: StreamPlan, first_file: str, warn: Callable[[str], 
         for line in batch.lines.to_pylist() if batch is not None else []:
             try:
                 available.update(_decode_attribute_keys(line).attributes)
-            except msgspec.DecodeError:  # a malformed line is reported, with its number, when its shard runs
+            except (msgspec.DecodeError, RecursionError):  # a malformed or too deep line is reported, with its number, when its shard runs
                 continue
     missing = sorted(plan.attribute_keys - available)
     if missing:

@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 from dolma_sql import layout, storage
 from dolma_sql.errors import InputError
 from dolma_sql.formats.lines import BATCH_BYTES, LineBatch, decode_object, iter_line_batches
+from dolma_sql.mixer.finite import check_finite
 from dolma_sql.mixer.plan import ShardTask
 from dolma_sql.runtime import progress
 
@@ -187,11 +188,12 @@ def aligned_batches(path: str, task: ShardTask, *, count_progress: bool = False)
 
 
 class LineCursor:
-    """Hands out exactly ``n`` lines at a time from a file read in its own batches."""
+    """Hands out exactly ``n`` lines at a time from an attribute file read in its own batches (each checked
+    for NaN and Infinity: :mod:`.finite`)."""
 
     def __init__(self, path: str, batch_bytes: int = BATCH_BYTES, *, staging: str | None = None) -> None:
         self.path = path
-        self._lines = Rows(batch.lines for batch in iter_line_batches(path, batch_bytes=batch_bytes, staging=staging))
+        self._lines = Rows(check_finite(batch).lines for batch in iter_line_batches(path, batch_bytes=batch_bytes, staging=staging))
         self.lines_read = 0
 
     def take(self, n: int) -> pa.Array | pa.ChunkedArray:

@@ -12,10 +12,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dolma_sql import storage
+from dolma_sql import layout, storage
 from dolma_sql.formats.lines import LineBatch, json_string_literals
-from dolma_sql.mixer.documents import TEXTS, decode_documents, decode_json, encode_lines, text_shorter_than, texts_array, trimmed_utf8_lengths
+from dolma_sql.mixer.documents import TEXTS, decode_documents, decode_values, encode_documents, text_shorter_than, texts_array, trimmed_utf8_lengths
 from dolma_sql.mixer.edits import collect_edits
+from dolma_sql.formats.nesting import naming_the_line
 from dolma_sql.mixer.plan import ShardTask
 from dolma_sql.mixer.shard import diagnose, queried_batches
 from dolma_sql.runtime import Counters
@@ -45,8 +46,10 @@ def mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: S
     _add(counters, "bytes_in", batch.lines.nbytes)
     if not len(kept_rows):
         return
+    line_numbers = kept_rows + batch.first_line
     try:
-        documents = decode_documents(batch.lines.take(pa.array(kept_rows)))
+        with naming_the_line(batch.path, line_numbers):
+            documents = decode_documents(batch.lines.take(pa.array(kept_rows)))
     except msgspec.DecodeError:  # a query that reads no document field parses none
         diagnose(batch, attribute_lines, task, None)
         raise
@@ -56,13 +59,9 @@ def mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: S
     too_short = _replace_spans(documents, result, kept_rows, batch, task, counters)
     discard = set(stream.output.discard_fields)
     merge_attributes = bool(stream.attributes) and "attributes" not in discard
-    attribute_records = (
-        [[decode_json(line) for line in lines.take(pa.array(kept_rows)).to_pylist()] if lines is not None else None for lines in attribute_lines]
-        if merge_attributes
-        else []
-    )
+    attribute_records = [_decode_records(lines, kept_rows, line_numbers, batch, task, index) for index, lines in enumerate(attribute_lines)] if merge_attributes else []
     basename = storage.name(batch.path)
-    line_numbers = (kept_rows + batch.first_line).tolist()
+    provenance_lines = line_numbers.tolist()
     out = []
     merging = merge_attributes and any(records is not None for records in attribute_records)
     for position, document in enumerate(documents):
@@ -80,11 +79,20 @@ def mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: S
         metadata = document.get("metadata")
         if not isinstance(metadata, dict):
             metadata = document["metadata"] = {}
-        metadata["provenance"] = f"{basename}:{line_numbers[position]}"
+        metadata["provenance"] = f"{basename}:{provenance_lines[position]}"
         out.append(document)
     _add(counters, "documents_kept", len(out))
     if out:
-        writer.write(encode_lines(out))
+        writer.write(encode_documents(out))
+
+
+def _decode_records(lines: pa.Array | None, kept_rows: np.ndarray, line_numbers: np.ndarray, batch: LineBatch, task: ShardTask, set_index: int) -> list | None:
+    """The kept rows' attribute lines of one set, decoded (``None`` for a set without a file)."""
+    if lines is None:
+        return None
+    stream = task.plan.stream
+    with naming_the_line(layout.attribute_path(batch.path, stream.attributes[set_index], document_dir=stream.document_dir), line_numbers):
+        return decode_values(lines.take(pa.array(kept_rows)).to_pylist())
 
 
 def _replace_spans(documents: list[dict], result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask, counters: Counters) -> list[bool]:

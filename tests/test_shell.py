@@ -1,4 +1,7 @@
-"""``dolma-sql shell``, driven through a pseudo-terminal the way a person types into it."""
+"""``dolma-sql shell``, driven through a pseudo-terminal the way a person types into it.
+
+Every wait is for an event (text on the terminal, CPU time spent), with deadlines generous enough
+for a busy machine (``DEADLINE``); none relies on the machine being idle."""
 
 from __future__ import annotations
 
@@ -19,6 +22,9 @@ import pytest
 
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
 
+DEADLINE = 120
+"""Seconds any one wait may take (start-up, a query, leaving)."""
+
 
 class Terminal:
     """A child process on a pseudo-terminal: ``send`` keystrokes, ``expect`` text (with a timeout)."""
@@ -33,7 +39,7 @@ class Terminal:
         self.seen = b""
         self.position = 0
 
-    def expect(self, text: str, timeout: float = 60) -> str:
+    def expect(self, text: str, timeout: float = DEADLINE) -> str:
         """Wait until ``text`` appears after what earlier calls consumed; returns the output up to it."""
         needle = text.encode()
         deadline = time.monotonic() + timeout
@@ -60,12 +66,18 @@ class Terminal:
     def send(self, keys: str) -> None:
         os.write(self.fd, keys.encode())
 
-    def wait(self, timeout: float = 30) -> int:
+    def cpu_seconds(self) -> float:
+        """CPU time the shell has used so far (all its threads)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def wait(self, timeout: float = DEADLINE) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 os.close(self.fd)
+                self.pid = None  # reaped: its number may belong to another process now
                 return os.waitstatus_to_exitcode(status)
             try:
                 ready, _, _ = select.select([self.fd], [], [], 0.2)
@@ -76,6 +88,8 @@ class Terminal:
         raise AssertionError("shell did not exit")
 
     def kill(self) -> None:
+        if self.pid is None:
+            return
         try:
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
@@ -157,3 +171,88 @@ def test_shell_database_is_saved_and_reopened(conformance, tmp_path):
     )
     assert again.returncode == 0, again.stderr
     assert re.search(r"│\s*10\s*│", again.stdout) and re.search(r"│\s*1\.0\s*│", again.stdout), again.stdout
+
+
+@pytest.fixture()
+def shell(conformance, terminal_env):
+    """The shell over the conformance corpus, at its first prompt; killed at the end whatever happened."""
+    terminal = Terminal(["shell", "--documents", "documents/*.gz"], cwd=conformance / "tests/data/provided", env=terminal_env)
+    try:
+        terminal.expect("dolma-sql> ")
+        yield terminal
+    finally:
+        terminal.kill()
+
+
+def test_tables_schema_timer_and_views_as_in_duckdbs_shell(shell):
+    shell.send(".tables\r")
+    assert "attributes  documents  spans" in shell.expect("dolma-sql> ")
+
+    shell.send(".schema documents\r")
+    schema = shell.expect("dolma-sql> ")
+    assert "CREATE VIEW documents (" in schema and "    id VARCHAR," in schema and "    metadata JSON," in schema
+    assert "CREATE VIEW spans" not in schema and "read_ndjson" not in schema
+    shell.send(".schema\r")
+    every = shell.expect("dolma-sql> ")
+    assert all(f"CREATE VIEW {name} (" in every for name in ("attributes", "documents", "spans"))
+    assert '    bff_duplicate_paragraph_spans STRUCT("start" BIGINT, "end" BIGINT, score DOUBLE)[],' in every
+    shell.send(".schema nothing\r")
+    assert "no view or table named 'nothing'" in shell.expect("dolma-sql> ")
+
+    shell.send(".timer on\r")
+    shell.expect("dolma-sql> ")
+    shell.send("SELECT 42 AS answer;\r")
+    timed = shell.expect("dolma-sql> ")
+    assert re.search(r"│\s*42\s*│", timed) and re.search(r"Run Time \(s\): real \d+\.\d{3} user \d+\.\d+ sys \d+\.\d+", timed)
+    shell.send(".timer off\r")
+    shell.expect("dolma-sql> ")
+    shell.send("SELECT 43 AS answer;\r")
+    assert "Run Time" not in shell.expect("dolma-sql> ")
+    shell.send(".timer sometimes\r")
+    assert ".timer on|off" in shell.expect("dolma-sql> ")
+
+    shell.send(".views\r")
+    views = shell.expect("dolma-sql> ")
+    assert "bff_duplicate_paragraph_spans spans" in views and "sample__random_number_v1__random spans" in views
+    assert views.count("struct(") == 1 and 'spans = struct("start" bigint, "end" bigint, score double)[]' in views
+
+    shell.send("SELECT count(*) FROM read_text('/etc/hostname');\r")  # the commands changed nothing of the sandbox
+    assert "Permission Error" in shell.expect("dolma-sql> ")
+    shell.send(".quit\r")
+    assert shell.wait() == 0
+
+
+def test_a_dot_command_after_an_unterminated_statement_is_a_command(shell):
+    shell.send("SELECT 42 AS answer\r")
+    shell.expect("...> ")
+    shell.send(".tables\r")
+    listed = shell.expect("...> ")  # the command ran; the statement is still open
+    assert "attributes  documents  spans" in listed and "unfinished statement is kept" in listed
+    shell.send(";\r")
+    result = shell.expect("dolma-sql> ")
+    assert re.search(r"│\s*42\s*│", result) and "error" not in result.lower()
+
+    shell.send("SELECT 1\r")
+    shell.expect("...> ")
+    shell.send(".quit\r")  # leaves, also in the middle of a statement
+    assert shell.wait() == 0
+
+
+def test_ctrl_c_stops_a_query_that_runs_a_tagger_with_one_line(shell):
+    """A tagger is Python running inside the query: Ctrl-C must stop DuckDB's query, not fail the tagger."""
+    # ten documents, each tagged a million times with a different suffix: hours of work if not stopped
+    shell.send("SELECT max(length(gopher_v1(text || range::VARCHAR)::VARCHAR)) AS m FROM documents, range(1000000);\r")
+    shell.expect("range(1000000);")  # read: the line is the shell's, not the terminal's any more
+    started = shell.cpu_seconds()
+    deadline = time.monotonic() + DEADLINE
+    while shell.cpu_seconds() < started + 3:  # the tagger is running (loading it takes less)
+        assert time.monotonic() < deadline, "the query did not start"
+        time.sleep(0.2)
+    shell.send("\x03")
+    stopped = shell.expect("dolma-sql> ")
+    lines = [line for line in stopped.replace("^C", "").splitlines()[:-1] if line.strip()]  # up to the prompt
+    assert lines == ["interrupted"], stopped
+    shell.send("SELECT 7 AS still_there;\r")  # the connection goes on
+    assert re.search(r"│\s*7\s*│", shell.expect("dolma-sql> "))
+    shell.send(".quit\r")
+    assert shell.wait() == 0

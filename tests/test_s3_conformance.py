@@ -9,6 +9,7 @@ import json
 import uuid
 from pathlib import Path
 
+import fsspec
 import pytest
 import yaml
 from s3_helpers import cli, ledger_records, ok, tree
@@ -65,6 +66,14 @@ def test_mixer_configs(conformance, s3_base, config):
     assert [strip_provenance(json.loads(line)) for data in remote.values() for line in data.splitlines()] == read_outputs(str(conformance / output))
     assert read_outputs(str(conformance / output)) == read_jsonl(str(conformance / "tests/data/expected" / expected))
     assert any(".mix." in name for name in ledger_records(f"{s3_base}/{output}"))
+
+
+def test_mixer_dry_run(conformance, s3_base, tmp_path):
+    ok(cli(["-c", "tests/config/mixer.json", "mix", "--dry-run", "--report", str(tmp_path / "local.json")], conformance))
+    ok(cli(["-c", write_s3_config(conformance, "mixer.json", s3_base), "mix", "--dry-run", "--report", f"{s3_base}/dry-run.json"], conformance))
+    with fsspec.open(f"{s3_base}/dry-run.json", "rb") as handle:
+        report = handle.read()
+    assert report == (tmp_path / "local.json").read_bytes() and json.loads(report)["streams"][0]["in"]["documents"] > 0
 
 
 @pytest.mark.parametrize("config", sorted(DEDUPE_OUTPUTS))

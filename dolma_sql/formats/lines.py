@@ -8,6 +8,7 @@ size; each batch's lines are views of one buffer that the decompressor filled di
 from __future__ import annotations
 
 import contextlib
+import mmap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -62,22 +63,20 @@ def iter_line_batches(
     local folder first (see :func:`dolma_sql.storage.open_input`).
     """
     next_line = 1
-    carry = np.empty(0, dtype=np.uint8)
-    newlines = np.empty(0, dtype=bool)  # reused: a fresh mask per batch costs as many page faults as the data
+    newlines = np.empty(batch_bytes, dtype=bool)  # reused: a fresh mask per batch costs as many page faults as the data
     try:
         raw = storage.open_input(path, staging=staging)
     except OSError as error:
         raise InputError(f"cannot open: {error.strerror or error}", path=path) from error
     reported = 0
     with decompressed_reader(raw, codec_of(path) if codec is None else codec) as reader:
+        buffer = _ReadBuffer(np.empty(batch_bytes, dtype=np.uint8))  # not zeroed: pages past the data stay untouched
+        filled = 0
         while True:
-            buffer = np.empty(len(carry) + batch_bytes, dtype=np.uint8)  # not zeroed: pages past the data stay untouched
-            buffer[: len(carry)] = carry
-            filled = len(carry) + _read_into(reader, memoryview(buffer)[len(carry) :], path)
-            if len(newlines) < filled:
-                newlines = np.empty(filled, dtype=bool)
-            ends = np.flatnonzero(np.equal(buffer[:filled], 10, out=newlines[:filled])) + 1  # one past each newline
-            at_end = filled < len(buffer)
+            unfinished = filled  # the start of the buffer holds the previous batch's unfinished last line: no newline
+            filled += _read_into(reader, memoryview(buffer.array)[filled:], path)
+            ends = positions_of(buffer.array[unfinished:filled], 10, newlines) + (unfinished + 1)  # one past each newline
+            at_end = filled < len(buffer.array)
             if at_end and filled > (ends[-1] if len(ends) else 0):
                 ends = np.append(ends, filled)  # a last line without a newline
             if count_progress:
@@ -85,12 +84,56 @@ def iter_line_batches(
                 progress.advance(bytes_read=position - reported)
                 reported = position
             if len(ends):
-                batch = _to_batch(path, next_line, buffer, ends)
+                batch = _to_batch(path, next_line, buffer.array, ends)
                 next_line += len(batch)
                 yield batch
             if at_end:
                 return
-            carry = buffer[ends[-1] if len(ends) else 0 : filled].copy()
+            if not len(ends):  # a line longer than the buffer
+                buffer.double()
+                continue
+            rest = buffer.array[ends[-1] : filled]  # the unfinished line moves to a new buffer, with room for a batch more
+            buffer = _ReadBuffer(np.empty(len(rest) + batch_bytes, dtype=np.uint8))
+            buffer.array[: len(rest)] = rest
+            filled = len(rest)
+
+
+class _ReadBuffer:
+    """The bytes that a batch is read into. One that holds a single unfinished line (longer than a batch) is
+    doubled in place: moved once into an anonymous mapping, which the kernel then enlarges without copying,
+    so a huge line costs its length in memory, not its length again for each copy (or freed copies that
+    the allocator keeps)."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+        self._mapping: mmap.mmap | None = None
+
+    def double(self) -> None:
+        size = 2 * len(self.array)
+        if self._mapping is not None:
+            self.array = None  # the mapping resizes only when no array views it
+            try:
+                self._mapping.resize(size)
+                self.array = np.frombuffer(self._mapping, dtype=np.uint8)
+                return
+            except (OSError, ValueError, SystemError):  # no mremap here: copy instead
+                self.array = np.frombuffer(self._mapping, dtype=np.uint8)
+        mapping = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        array = np.frombuffer(mapping, dtype=np.uint8)
+        array[: len(self.array)] = self.array
+        self.array, self._mapping = array, mapping
+
+
+def positions_of(data: np.ndarray, byte: int, mask: np.ndarray | None = None) -> np.ndarray:
+    """Where ``byte`` is in ``data``, compared a ``mask``'s length at a time (by default one batch's): a mask as
+    long as a huge line would cost its size in memory again. A reused mask also saves its page faults."""
+    if mask is None:
+        mask = np.empty(min(len(data), BATCH_BYTES), dtype=bool)
+    found = []
+    for at in range(0, len(data), max(len(mask), 1)):
+        piece = data[at : at + len(mask)]
+        found.append(np.flatnonzero(np.equal(piece, byte, out=mask[: len(piece)])) + at)
+    return found[0] if len(found) == 1 else np.concatenate(found) if found else np.empty(0, dtype=np.int64)
 
 
 def head_lines(path: str, max_bytes: int) -> LineBatch | None:
@@ -175,17 +218,26 @@ def line_bytes(lines: pa.LargeStringArray) -> memoryview:
     return memoryview(lines.buffers()[2])[offsets[0] : offsets[-1]]
 
 
+HUGE_TEXT_BYTES = 32 << 20
+"""A text past this size is escaped through a Python string, one text at a time: the Polars route holds
+several copies of every text of the batch at once."""
+
+
 def json_string_literals(texts: pa.Array) -> list:
     """Each text as the JSON string literal msgspec writes for it (quoted, escaped), as ``msgspec.Raw``
     values that an encoder copies into a document verbatim.
 
     For texts already in Arrow, such as the span kernel's output: escaping them in one Polars pass
     and copying the bytes out takes half as long as turning them into Python strings for the encoder
-    (most web text is not ASCII, and CPython converts such strings to UTF-8 and back code point by code point).
+    (most web text is not ASCII, and CPython converts such strings to UTF-8 and back code point by code point),
+    except for a batch with a huge text (:data:`HUGE_TEXT_BYTES`).
     """
     import msgspec
     import polars as pl
+    import pyarrow.compute as pc
 
+    if (pc.max(pc.binary_length(texts)).as_py() or 0) > HUGE_TEXT_BYTES:
+        return [msgspec.Raw(msgspec.json.encode(texts[row].as_py())) for row in range(len(texts))]
     encoded = pl.DataFrame({"t": pl.Series(texts.cast(pa.large_string()))}).select(pl.struct("t").struct.json_encode())
     literals = encoded.to_series().str.slice(len('{"t":')).str.head(-1)  # each row is {"t":<literal>}
     return list(map(msgspec.Raw, literals.cast(pl.Binary).to_list()))

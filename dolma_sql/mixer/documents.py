@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dolma_sql.formats.lines import line_bytes, line_offsets
+from dolma_sql.formats.lines import line_bytes, line_offsets, positions_of
 from dolma_sql.formats.nesting import decode_each, on_deep_stack
 from dolma_sql.text import UNICODE_WHITESPACE
 
@@ -25,6 +25,13 @@ decode_json = msgspec.json.Decoder().decode
 decode_lines = msgspec.json.Decoder().decode_lines
 encode_lines = msgspec.json.Encoder(order="sorted").encode_lines
 """Documents are written as compact JSON with keys sorted at every depth, as dolma does."""
+
+
+def select_rows(lines: pa.Array, rows: np.ndarray) -> pa.Array:
+    """``lines[rows]``: a view when the rows follow one another (all of a batch, or one huge line), else a copy."""
+    if len(rows) and rows[-1] - rows[0] + 1 == len(rows):
+        return lines.slice(int(rows[0]), len(rows))
+    return lines.take(pa.array(rows))
 
 
 def encode_documents(documents: list[dict]) -> bytes:
@@ -57,11 +64,23 @@ class _StandardDocument(msgspec.Struct, forbid_unknown_fields=True):
     text: msgspec.Raw
 
 
+class _SomeStandardFields(msgspec.Struct, forbid_unknown_fields=True):
+    """A document with some of dolma's standard fields and no other (``added`` or ``metadata`` left out)."""
+
+    added: Any = msgspec.UNSET
+    created: Any = msgspec.UNSET
+    id: Any = msgspec.UNSET
+    metadata: Any = msgspec.UNSET
+    source: Any = msgspec.UNSET
+    text: msgspec.Raw = msgspec.UNSET
+
+
 class _Text(msgspec.Struct):
     text: str
 
 
 _decode_standard_lines = msgspec.json.Decoder(_StandardDocument).decode_lines
+_decode_some_standard_lines = msgspec.json.Decoder(_SomeStandardFields).decode_lines
 _decode_text_lines = msgspec.json.Decoder(_Text).decode_lines
 _decode_text = msgspec.json.Decoder(_Text).decode
 
@@ -76,8 +95,8 @@ def decode_documents(lines: pa.LargeStringArray) -> list[dict]:
     """Document lines as dicts whose texts stay the JSON literals they were read as, wherever a literal is
     the one the encoder would write.
 
-    Only a batch whose lines all have exactly dolma's standard fields is decoded this way (any other
-    into plain dicts). A text that is no string, and one whose line has a ``\\u`` or ``\\/`` escape (the
+    Only a batch whose lines all have dolma's standard fields and no other is decoded this way (any other
+    into plain dicts), so that a huge text is never copied. A text that is no string, and one whose line has a ``\\u`` or ``\\/`` escape (the
     encoder writes the character itself), are decoded. A batch with a line nested deeper than Python
     recurses is decoded into plain dicts on a deep stack (:mod:`dolma_sql.formats.nesting`).
     """
@@ -90,17 +109,24 @@ def decode_documents(lines: pa.LargeStringArray) -> list[dict]:
 def _decode_documents(lines: pa.LargeStringArray) -> list[dict]:
     data = line_bytes(lines)
     try:
-        standard = _decode_standard_lines(data)
+        documents = list(map(msgspec.structs.asdict, _decode_standard_lines(data)))
     except msgspec.ValidationError:
-        return decode_lines(data)
-    documents = list(map(msgspec.structs.asdict, standard))
+        try:
+            documents = [_set_fields(document) for document in _decode_some_standard_lines(data)]
+        except msgspec.ValidationError:
+            return decode_lines(data)
     for row in _rows_with_rewritten_escapes(lines).tolist():
-        documents[row]["text"] = decode_json(documents[row]["text"])
+        if "text" in documents[row]:
+            documents[row]["text"] = decode_json(documents[row]["text"])
     for document in documents:
-        text = document["text"]
+        text = document.get("text")
         if type(text) is msgspec.Raw and memoryview(text)[0] != _QUOTE:  # no string: reported by the caller
             document["text"] = decode_json(text)
     return documents
+
+
+def _set_fields(document: _SomeStandardFields) -> dict:
+    return {name: value for name, value in msgspec.structs.asdict(document).items() if value is not msgspec.UNSET}
 
 
 def decode_texts(lines: pa.LargeStringArray) -> pa.LargeStringArray:
@@ -117,7 +143,7 @@ def _rows_with_rewritten_escapes(lines: pa.LargeStringArray) -> np.ndarray:
     one numpy pass, where searching each text took longer than decoding it (web text has a backslash escape every few lines)."""
     offsets = line_offsets(lines)
     data = np.frombuffer(line_bytes(lines), dtype=np.uint8)
-    backslashes = np.flatnonzero(data[:-1] == _BACKSLASH)
+    backslashes = positions_of(data[:-1], _BACKSLASH)
     escaped = data[backslashes + 1]
     rewritten = backslashes[(escaped == ord("u")) | (escaped == ord("/"))]
     return np.unique(np.searchsorted(offsets[1:] - offsets[0], rewritten, side="right"))

@@ -24,7 +24,7 @@ from rich.text import Text
 from dolma_sql import storage
 from dolma_sql.config.mix import MixerConfig, StreamConfig
 from dolma_sql.formats.lines import LineBatch
-from dolma_sql.mixer.documents import decode_texts, trimmed_utf8_lengths, utf8_lengths
+from dolma_sql.mixer.documents import decode_texts, select_rows, trimmed_utf8_lengths, utf8_lengths
 from dolma_sql.formats.nesting import naming_the_line
 from dolma_sql.mixer.edits import collect_edits
 from dolma_sql.mixer.plan import ShardTask
@@ -56,7 +56,7 @@ def _count_batch(batch: LineBatch, result: pa.Table, task: ShardTask, counters: 
     if edits_by_rule is not None:
         edits, edited, rule_of_edit = edits_by_rule
         with naming_the_line(batch.path, kept_rows[edited] + batch.first_line):
-            texts = decode_texts(batch.lines.take(pa.array(kept_rows[edited])))
+            texts = decode_texts(select_rows(batch.lines, kept_rows[edited]))
         replaced = report.count_span_rules(texts, edits, rule_of_edit, len(task.plan.span_rules))
         text_bytes[edited] = utf8_lengths(replaced)
         if stripped is not None:

@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from dolma_sql import layout, storage
 from dolma_sql.formats.lines import LineBatch, json_string_literals
-from dolma_sql.mixer.documents import TEXTS, decode_documents, decode_values, encode_documents, text_shorter_than, texts_array, trimmed_utf8_lengths
+from dolma_sql.mixer.documents import TEXTS, decode_documents, decode_values, encode_documents, select_rows, text_shorter_than, texts_array, trimmed_utf8_lengths
 from dolma_sql.mixer.edits import collect_edits
 from dolma_sql.formats.nesting import naming_the_line
 from dolma_sql.mixer.plan import ShardTask
@@ -22,6 +22,10 @@ from dolma_sql.mixer.shard import diagnose, queried_batches
 from dolma_sql.runtime import Counters
 from dolma_sql.spans import apply_spans
 from dolma_sql.storage.commit import remove_temps
+
+
+WRITE_BYTES = 8 << 20
+"""Encoded documents are handed to the compressor this many bytes at a time."""
 
 
 def write_shard(task: ShardTask) -> Counters:
@@ -49,7 +53,7 @@ def mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: S
     line_numbers = kept_rows + batch.first_line
     try:
         with naming_the_line(batch.path, line_numbers):
-            documents = decode_documents(batch.lines.take(pa.array(kept_rows)))
+            documents = decode_documents(select_rows(batch.lines, kept_rows))
     except msgspec.DecodeError:  # a query that reads no document field parses none
         diagnose(batch, attribute_lines, task, None)
         raise
@@ -83,7 +87,9 @@ def mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: S
         out.append(document)
     _add(counters, "documents_kept", len(out))
     if out:
-        writer.write(encode_documents(out))
+        encoded = memoryview(encode_documents(out))
+        for start in range(0, len(encoded), WRITE_BYTES):  # the compressor's output for a huge document stays small
+            writer.write(encoded[start : start + WRITE_BYTES])
 
 
 def _decode_records(lines: pa.Array | None, kept_rows: np.ndarray, line_numbers: np.ndarray, batch: LineBatch, task: ShardTask, set_index: int) -> list | None:
@@ -92,7 +98,7 @@ def _decode_records(lines: pa.Array | None, kept_rows: np.ndarray, line_numbers:
         return None
     stream = task.plan.stream
     with naming_the_line(layout.attribute_path(batch.path, stream.attributes[set_index], document_dir=stream.document_dir), line_numbers):
-        return decode_values(lines.take(pa.array(kept_rows)).to_pylist())
+        return decode_values(select_rows(lines, kept_rows).to_pylist())
 
 
 def _replace_spans(documents: list[dict], result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask, counters: Counters) -> list[bool]:

@@ -54,3 +54,10 @@ def advancing(unit: int) -> dict[str, float]:
 def environment(unit: str) -> dict[str, float]:
     """Whether the worker has the variable ``unit`` (workers take the environment of their node)."""
     return {"set": float(bool(os.environ.get(unit)))}
+
+
+def polars_threads(unit: int) -> dict[str, float]:
+    """The threads of Polars in the worker (set from ``POLARS_MAX_THREADS`` when Polars is imported)."""
+    import polars
+
+    return {"threads": polars.thread_pool_size()}

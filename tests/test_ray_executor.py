@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from executor_helpers import square
-from ray_helpers import FlakyUnit, advancing, attempts, environment, flaky
+from ray_helpers import FlakyUnit, advancing, attempts, environment, flaky, polars_threads
 from test_mix_runtime import recipe, write_corpus
 
 from conftest import REPO
@@ -127,6 +127,10 @@ def test_workers_take_the_object_store_settings_of_their_node(executor, s3_serve
     """The head was started with the S3 server's AWS_* variables, as a user's nodes are with theirs."""
     names = ["AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]
     assert run_units(environment, names, executor=executor, label="test", quiet=True)["set"] == len(names)
+
+
+def test_workers_are_tuned_as_local_workers_before_they_import_the_units_modules(executor):
+    assert run_units(polars_threads, [1, 2, 3, 4], executor=executor, label="test", quiet=True)["threads"] == 4, "one Polars thread per task"
 
 
 def cli(code: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import os
+import pickle
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -80,9 +81,10 @@ class RayExecutor(Executor):
     def __enter__(self) -> RayExecutor:
         ray = ray_module()
         if not ray.is_initialized():
+            preloaded = allocator_environment(self.allocator)  # LD_PRELOAD takes a new process: Ray's runtime env
             ray.init(
                 address=self.address,
-                runtime_env={"env_vars": worker_environment(self.allocator)},
+                runtime_env={"env_vars": preloaded} if preloaded else None,
                 log_to_driver=False,
                 include_dashboard=False,
                 configure_logging=False,
@@ -111,11 +113,15 @@ class RayExecutor(Executor):
             if entered:
                 self.__exit__(None, None, None)
 
-    def _run(self, ray: Any, fn: Callable[[U], Counters], units) -> Iterator[tuple[U, Counters | DolmaSqlError]]:
+    def _setup(self, ray: Any) -> _WorkerSetup:
+        """What the workers set up for this executor's runs (its progress relay is started the first time)."""
         if self._relay is None:
             self._relay_name = f"dolma-sql-progress-{uuid.uuid4().hex}"
             self._relay = ray.remote(num_cpus=0)(_ProgressRelay).options(name=self._relay_name).remote()
-        setup = _WorkerSetup(tuple(self.preload), self._relay_name, os.getcwd())
+        return _WorkerSetup(tuple(self.preload), self._relay_name, os.getcwd(), tuple(sorted(worker_environment().items())))
+
+    def _run(self, ray: Any, fn: Callable[[U], Counters], units) -> Iterator[tuple[U, Counters | DolmaSqlError]]:
+        setup = self._setup(ray)
         task = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=[TransientFailure])(_task_of(fn, setup))
         limit = self.max_in_flight or max(MIN_IN_FLIGHT, TASKS_PER_CPU * int(ray.cluster_resources().get("CPU", 1)))
         batch = max(1, min(RESULTS_PER_WAIT, limit // 4))  # a wait never holds back the refill of the queue
@@ -147,12 +153,11 @@ class RayExecutor(Executor):
             progress.advance(**counts)
 
 
-def worker_environment(allocator: str) -> dict[str, str]:
+def worker_environment() -> dict[str, str]:
     """The process settings of the local pool's workers (see :mod:`.tuning`), for Ray's workers: the
-    driver's values of :data:`RUNTIME_ENVIRONMENT`, one Polars thread per task's CPU, the allocator."""
+    driver's values of :data:`RUNTIME_ENVIRONMENT`, and one Polars thread per task's CPU."""
     environment = {key: os.environ.get(key, value) for key, value in RUNTIME_ENVIRONMENT.items()}
     environment["POLARS_MAX_THREADS"] = os.environ.get("POLARS_MAX_THREADS", "1")
-    environment.update(allocator_environment(allocator))
     return environment
 
 
@@ -200,27 +205,32 @@ class TransientFailure(Exception):
 
 @dataclass(frozen=True)
 class _WorkerSetup:
-    """What a worker process sets up once per run: modules to preload, the progress relay, the working folder."""
+    """What a worker process sets up once per run, before it imports the units' modules: the process
+    settings, the working folder, the progress relay, the modules to preload."""
 
     preload: tuple[str, ...]
     relay: str
     cwd: str
+    environment: tuple[tuple[str, str], ...]
 
 
 def _task_of(fn: Callable[[U], Counters], setup: _WorkerSetup) -> Callable[[U], Outcome]:
-    """The task's function with ``fn`` and ``setup`` inside, so that Ray sends them once, not with every unit."""
+    """The task's function with ``fn`` and ``setup`` inside, so that Ray sends them once, not with every
+    unit; ``fn`` pickled, so that a worker sets itself up before it imports ``fn``'s module."""
+    pickled = ray_module().cloudpickle.dumps(fn)
 
     def run_unit(unit: U) -> Outcome:
-        return _run_task(fn, setup, unit)
+        return _run_task(pickled, setup, unit)
 
     run_unit.__name__ = run_unit.__qualname__ = f"dolma_sql:{getattr(fn, '__qualname__', 'unit')}"
     return run_unit
 
 
-def _run_task(fn: Callable[[U], Counters], setup: _WorkerSetup, unit: U) -> Outcome:
+def _run_task(pickled: bytes, setup: _WorkerSetup, unit: U) -> Outcome:
     """One unit in a Ray worker: a user error is the task's value, a transient error asks Ray for a retry."""
     reports = _set_up_worker(setup)
     progress.report_to(reports.send)  # this run's relay: the worker may have served other executors' runs
+    fn = _unpickled(pickled)
     try:
         with cyclic_gc_paused():
             outcome = fn(unit)
@@ -232,6 +242,11 @@ def _run_task(fn: Callable[[U], Counters], setup: _WorkerSetup, unit: U) -> Outc
             raise
         outcome = error
     return outcome, reports.settle()
+
+
+@lru_cache(maxsize=8)
+def _unpickled(pickled: bytes) -> Callable:
+    return pickle.loads(pickled)
 
 
 def _as_user_error(error: Exception, unit: Any) -> DolmaSqlError:
@@ -246,7 +261,9 @@ def _as_user_error(error: Exception, unit: Any) -> DolmaSqlError:
 
 @lru_cache(maxsize=8)
 def _set_up_worker(setup: _WorkerSetup) -> _Reports:
-    """Once per worker process and run: the driver's working folder, tuning, the progress relay, the preloads."""
+    """Once per worker process and run: the process settings, the driver's working folder, tuning, the progress
+    relay, the preloads."""
+    os.environ.update(setup.environment)
     if os.path.isdir(setup.cwd):
         os.chdir(setup.cwd)
     keep_freed_memory()

@@ -18,6 +18,7 @@ import contextlib
 import fcntl
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -243,6 +244,7 @@ def measure(cmd: Sequence[str], cwd: Path | str | None = None, env: dict | None 
     slightly pessimistic figure for fork-based pools, and exact for single-process runs.
     """
     full_env = None if env is None else {**os.environ, **env}
+    parent_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         popen = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=full_env, stdout=out, stderr=err)
@@ -256,8 +258,10 @@ def measure(cmd: Sequence[str], cwd: Path | str | None = None, env: dict | None 
             time.sleep(poll)
         seconds = time.perf_counter() - started
         popen.returncode = os.waitstatus_to_exitcode(status)
-        # the kernel's max-RSS of the child (or its largest reaped descendant) is a lower bound
-        peak = max(peak, usage.ru_maxrss * 1024)
+        # the kernel's max-RSS of the child (or its largest reaped descendant) is a lower bound, unless it
+        # is this process's own: Linux carries the high-water mark of the memory a child execs from (ours)
+        if usage.ru_maxrss > parent_peak:
+            peak = max(peak, usage.ru_maxrss * 1024)
         out.seek(0)
         err.seek(0)
         return Result(seconds, peak / 2**20, popen.returncode, out.read().decode(errors="replace"),

@@ -7,28 +7,35 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import random
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from runtime_helpers import cli_command
 
 DOCUMENT_BYTES = 64 << 20
 
-BOUNDS = {"mix": 3.0, "tag": 4.0}
+BOUNDS = {"mix": 3.0, "tag": 4.5}
 """Peak memory above a small file's, in sizes of the document (the README's "Failures" has the measures)."""
+
+
+REPORTING_PEAK = (
+    "import atexit, runpy, sys\n"
+    "atexit.register(lambda: print('peak', open('/proc/self/status').read().split('VmHWM:')[1].split()[0], file=sys.stderr))\n"
+    "sys.argv[0] = 'dolma-sql'\n"
+    "runpy.run_module('dolma_sql', run_name='__main__')\n"
+)
+"""Runs the command line and, as it exits, prints its own high-water mark of resident memory (kB). The kernel's
+figure for a child (``ru_maxrss``) is no use here: it starts from the memory of the process it was forked from."""
 
 
 def peak_rss(args: list[str], cwd: Path) -> int:
     """Bytes at the peak of ``dolma-sql args``'s resident memory (it must succeed)."""
-    process = subprocess.Popen(cli_command(args), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, stderr.decode()[-3000:]
-    return usage.ru_maxrss * 1024
+    result = subprocess.run([sys.executable, "-P", "-c", REPORTING_PEAK, *args], cwd=cwd, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return int(result.stderr.rsplit("peak ", 1)[1].split()[0]) * 1024
 
 
 def write_documents(path: Path, documents: list[dict]) -> None:

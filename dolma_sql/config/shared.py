@@ -40,13 +40,14 @@ class CompressionConfig(Config):
 
 
 class ExecutorConfig(Config):
-    """Where units run: ``local`` (a process pool of ``processes`` on this machine, the default) or
-    ``serial`` (the calling process alone). ``allocator`` is preloaded into local workers:
-    ``auto`` (mimalloc or jemalloc when installed), ``system`` or a library name."""
+    """Where units run: ``local`` (a process pool of ``processes`` on this machine, the default),
+    ``serial`` (the calling process alone) or ``ray`` (a task per unit on the Ray cluster at ``address``,
+    its CPUs instead of ``processes``). ``allocator`` is preloaded into the workers: ``auto`` (mimalloc
+    or jemalloc when installed), ``system`` or a library name."""
 
     kind: str = "local"
     """Where units run: local (a pool of --processes), serial (this process) or ray; --executor KIND for short."""
     address: str | None = None
     """The Ray cluster to run on with kind ray (unset: RAY_ADDRESS, else a local cluster)."""
     allocator: str = "auto"
-    """Memory allocator preloaded into local workers: auto (mimalloc or jemalloc when installed), system, or a library."""
+    """Memory allocator preloaded into the workers (local or Ray): auto (mimalloc or jemalloc when installed), system, or a library."""

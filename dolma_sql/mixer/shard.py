@@ -31,7 +31,7 @@ RESULT_ROWS = 2048
 RESULT_BUFFER_BYTES = 256 << 10
 """How many bytes of answers a stream query may queue before it stops reading input: about one batch's
 answers (100-200 bytes a row). With DuckDB's default it reads ahead until tens of thousands of documents
-wait in memory beside their attribute lines (see the README's memory figures)."""
+wait in memory beside their attribute lines (see docs/mix.md for the memory figures)."""
 
 
 def queried_batches(task: ShardTask) -> Iterator[tuple[LineBatch, list[pa.Array | None], pa.Table]]:

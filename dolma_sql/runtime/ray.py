@@ -51,6 +51,7 @@ RESULTS_PER_WAIT = 16
 """Results the driver waits for at once (at most :data:`POLL_SECONDS`): one call to Ray per result
 costs the driver more CPU than a short unit takes."""
 
+
 def ray_module() -> Any:
     """Ray, or a clear error saying how to install it."""
     try:

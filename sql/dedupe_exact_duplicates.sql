@@ -1,6 +1,6 @@
--- Exact dedup, step 2 of 4: every key that is not the first occurrence of its fingerprint, with
--- the file and document of that first occurrence. The hash aggregation spills to the temp directory
--- when it does not fit in memory.
+-- Exact dedup, one hash partition, step 2 of 4: every key that is not the first occurrence of its
+-- fingerprint, with the file and document of that first occurrence. The hash aggregation spills to
+-- the temp directory when it does not fit in memory.
 CREATE TABLE duplicates AS
 WITH firsts AS (
     SELECT fp0, fp1, min(g) AS first_g, arg_min(doc, g) AS first_doc

@@ -5,9 +5,12 @@
         --dedupe.skip_empty --bloom_filter.file f.bin --no-bloom_filter.read_only \\
         --bloom_filter.estimated_doc_count 6_000_000 --bloom_filter.desired_false_positive_rate 0.0001 --processes 4
     dolma-sql -c dedupe.yaml dedupe --exact --report report.json --executor serial
+    dolma-sql -c dedupe.yaml dedupe --dedupe.num_partitions 4 --dedupe.all_partitions --executor ray
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import typer
 
@@ -27,6 +30,7 @@ def register(app: typer.Typer) -> None:
         from dolma_sql import deduper
         from dolma_sql.config.dedupe import DeduperConfig
         from dolma_sql.deduper.extract import extract_file
+        from dolma_sql.deduper.partitions import partition_configs
 
         if exact:
             ctx.args[:] = [*ctx.args, "--dedupe.mode", "exact"]
@@ -34,10 +38,14 @@ def register(app: typer.Typer) -> None:
             ctx.args[:] = [*ctx.args, "--report", report]
         config = command_config(ctx, DeduperConfig)
         if config.dryrun:  # validated; list what would be written, touch nothing
-            for job in deduper.plan_files(config):
-                typer.echo(f"{job.path} -> {job.attributes}")
+            for part in partition_configs(config):
+                for job in deduper.plan_files(part):
+                    typer.echo(f"{job.path} -> {job.attributes}")
             return
-        executor = executor_of(config)  # not entered: its workers stop after extraction, before the filter or SQL step
+        executor = executor_of(config)
         executor.prepare(extract_file.__module__)
-        result = deduper.run(config, executor=executor)
+        parallel_steps = len(partition_configs(config)) > 1 or (config.dedupe.mode == "exact" and config.dedupe.exact_partitions > 1)
+        # otherwise not entered: its workers stop after extraction, before the filter or the one aggregation
+        with executor if parallel_steps else contextlib.nullcontext():
+            result = deduper.run(config, executor=executor)
         deduper.print_report(result)

@@ -2,6 +2,7 @@
 
 Every dolma dedupe config (JSON or YAML, or dolma's dotted flags) loads unchanged. Beyond dolma:
 ``dedupe.mode`` (``bloom`` or ``exact``), ``dedupe.lineage`` (exact mode's table),
+``dedupe.all_partitions`` (every Bloom partition in one run), ``dedupe.exact_partitions``,
 ``bloom_filter.checkpoint_seconds``, ``report`` and ``executor``.
 """
 
@@ -14,7 +15,6 @@ import msgspec
 
 from dolma_sql.config.shared import CompressionConfig, Config, ExecutorConfig, WorkDirConfig
 from dolma_sql.errors import ConfigError
-from dolma_sql.storage import urls
 
 
 class DocumentDedupeConfig(Config):
@@ -44,7 +44,16 @@ class ParagraphDedupeConfig(Config):
 
 
 class DedupeConfig(Config):
-    """dolma's ``DedupeConfig`` plus ``mode`` (``bloom`` or ``exact``) and ``lineage`` (exact mode's table)."""
+    """dolma's ``DedupeConfig`` plus ``mode`` (``bloom`` or ``exact``), ``lineage`` (exact mode's table),
+    ``all_partitions`` and ``exact_partitions``.
+
+    ``num_partitions``/``partition_index`` are dolma's: only the keys whose fingerprint falls in the
+    partition are checked, and the attribute set and key get the suffix ``_<partition_index>``.
+    ``all_partitions`` runs every partition in one command, each as one unit of the executor with its
+    own filter (``<bloom_filter.file>.<index>``). ``exact_partitions``: how many hash partitions exact
+    mode aggregates in separate units (one DuckDB aggregation uses every core of its machine: more
+    are for a cluster); the outputs do not depend on it.
+    """
 
     name: str | None = None
     """Name of the attribute set written (unset: the attribute name)."""
@@ -68,6 +77,10 @@ class DedupeConfig(Config):
     """bloom (dolma's Bloom filter) or exact (DuckDB, no false positives, with a lineage table)."""
     lineage: str | None = None
     """Exact mode: file the lineage table (each duplicate and its first occurrence) is written to."""
+    all_partitions: bool = False
+    """Run every partition in one command, each with its own filter."""
+    exact_partitions: int = 1
+    """Exact mode: hash partitions aggregated as separate units (0: one per process)."""
 
     def attribute_name(self) -> str:
         """The attribute key written, with the partition suffix dolma adds (``_<index>``)."""
@@ -111,6 +124,7 @@ class DeduperConfig(Config):
 
     ``is_s3_volume``: the destination is a mounted object store that cannot rename files, so every
     output is written whole in ``work_dir.output`` (or the system temp folder) and copied in place.
+    ``work_dir.output`` holds the run's intermediate tables: any URL, which every worker must reach.
     """
 
     dedupe: DedupeConfig | None = None
@@ -147,6 +161,14 @@ class DeduperConfig(Config):
                 f"partition_index {dedupe.partition_index} is not in [0, num_partitions={dedupe.num_partitions})",
                 path="dedupe.partition_index",
             )
+        if dedupe.all_partitions and dedupe.mode == "exact":
+            raise ConfigError(
+                "exact mode is not partitioned by key: its aggregation is already spread over units",
+                path="dedupe.all_partitions",
+                hint="drop dedupe.all_partitions (set dedupe.exact_partitions to choose how many units aggregate)",
+            )
+        if dedupe.exact_partitions < 1:
+            raise ConfigError(f"must be >= 1, got {dedupe.exact_partitions}", path="dedupe.exact_partitions")
         ngrams = dedupe.ngrams()
         if ngrams.ngram_length < 0 or ngrams.stride < 0:
             raise ConfigError("ngram_length and stride must be >= 0", path="dedupe.paragraphs.by_ngram")
@@ -157,8 +179,6 @@ class DeduperConfig(Config):
         if dedupe.mode == "bloom":
             self._validate_bloom_filter()
         self.compression.codecs()
-        if self.work_dir.output is not None and not urls.is_local(self.work_dir.output):
-            raise ConfigError("must be a local folder (it holds intermediate tables)", path="work_dir.output")
         return self
 
     def _validate_bloom_filter(self) -> None:

@@ -3,9 +3,11 @@
 A run plans the input files (:mod:`.plan`), extracts each file's keys in parallel units
 (:mod:`.extract`: :mod:`.keys` in dolma's checking order, :mod:`.fingerprints`, tables in
 :mod:`.intermediates`), resolves the duplicates in input-file order (:mod:`.bloom_run` through the
-filter of :mod:`.bloom`, or :mod:`.exact_run` with DuckDB), writes the attribute files
-(:mod:`.attributes`) and returns its :mod:`.report`. Outputs do not depend on the number of
-processes, the executor, or the order units finish in; a killed run resumes from its ledgers.
+filter of :mod:`.bloom`, or :mod:`.exact_run` with DuckDB aggregations in hash-partition units),
+writes the attribute files (:mod:`.attributes`) and returns its :mod:`.report`. With
+``dedupe.all_partitions`` every Bloom partition is one unit (:mod:`.partitions`). Outputs do not
+depend on the number of processes, the executor, or the order units finish in; a killed run resumes
+from its ledgers.
 """
 
 from __future__ import annotations
@@ -28,17 +30,24 @@ def run(config: DeduperConfig, *, executor: Executor, quiet: bool = False) -> Re
     filter, or exact mode's lineage table), the JSON report when ``config.report`` names one, and return the report."""
     from dolma_sql.deduper.bloom_run import run_bloom  # here: workers import this package for extract_file alone
     from dolma_sql.deduper.exact_run import run_exact
+    from dolma_sql.deduper.partitions import partition_configs, run_partitions
 
     started = time.perf_counter()
-    settings = settings_of(config)
-    jobs = plan_files(config, warn=_warn)
-    _check_destinations(config, jobs)
-    work = work_folder(config, jobs)
-    if settings.exact:
-        report = run_exact(config, settings, jobs, work, executor, quiet=quiet)
+    configs = partition_configs(config)
+    plans = [plan_files(part, warn=_warn if index == 0 else None) for index, part in enumerate(configs)]
+    for part, jobs in zip(configs, plans):
+        _check_destinations(part, jobs)
+    if len(configs) > 1:
+        report = run_partitions(configs, sum(job.size for job in plans[0]), executor, quiet=quiet)
     else:
-        report = run_bloom(config, settings, jobs, work, executor, quiet=quiet)
-    urls.remove_tree(work)  # kept after a failure: the rerun reuses the files it extracted
+        settings = settings_of(config)
+        jobs = plans[0]
+        work = work_folder(config, jobs)
+        if settings.exact:
+            report = run_exact(config, settings, jobs, work, executor, quiet=quiet)
+        else:
+            report = run_bloom(config, settings, jobs, work, executor, quiet=quiet)
+        urls.remove_tree(work)  # kept after a failure: the rerun reuses the files it extracted
     report.seconds = time.perf_counter() - started
     if config.report:
         writing = writing_of(config)

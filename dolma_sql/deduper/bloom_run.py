@@ -14,8 +14,10 @@ before them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -25,7 +27,7 @@ from dolma_sql.deduper.bloom import BloomFilter, plan_size
 from dolma_sql.deduper.extract import ExtractUnit, extract_files
 from dolma_sql.deduper.fingerprints import HASH_SCHEME, fingerprinter
 from dolma_sql.deduper.intermediates import read_table
-from dolma_sql.deduper.plan import FileJob, Settings, Writing, ledger_options, writing_of
+from dolma_sql.deduper.plan import FileJob, Settings, ledger_options, writing_of
 from dolma_sql.deduper.report import Report, Stats
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.runtime import Executor, Ledger
@@ -39,27 +41,10 @@ CHECKPOINT_SECONDS_VARIABLE = "DOLMA_SQL_CHECKPOINT_SECONDS"
 
 
 def run_bloom(config: DeduperConfig, settings: Settings, jobs: list[FileJob], work: str, executor: Executor, *, quiet: bool) -> Report:
-    read_only = bool(config.bloom_filter.read_only)
-    writing = writing_of(config)
-    bloom = open_filter(config.bloom_filter)
-    ledger = Ledger("dedupe", ledger_options(config), rename=writing.rename)
-    resolved = _resolved_files(ledger, jobs, bloom, read_only)
-    todo = [index for index, job in enumerate(jobs) if job.attributes not in resolved]
-    resolver = _Resolver(config, settings, bloom, ledger, writing)
-    resolver.stats.skipped_files = len(jobs) - len(todo)
-    try:
-        extract_files(config, settings, jobs, todo, work, executor, on_file=resolver.resolve, quiet=quiet)
-    finally:  # on success, and after a failure too (what is done stays done), when the filter holds whole files
-        if todo and resolver.consistent and not read_only:
-            resolver.checkpoint()
-    return Report(
-        "bloom" + (" (read-only)" if read_only else ""),
-        resolver.stats,
-        filter_bits=bloom.num_bits,
-        filter_hashes=bloom.num_hashes,
-        fill_ratio=bloom.fill_ratio(),
-        estimated_false_positive_rate=bloom.estimated_false_positive_rate(),
-    )
+    resolver = Resolver(config, settings, jobs)
+    with resolver.saving():
+        extract_files(config, settings, jobs, resolver.todo, work, executor, on_file=resolver.resolve, quiet=quiet)
+    return resolver.report()
 
 
 def open_filter(options: BloomFilterConfig) -> BloomFilter:
@@ -97,21 +82,44 @@ def _resolved_files(ledger: Ledger, jobs: list[FileJob], bloom: BloomFilter, rea
     return valid
 
 
-class _Resolver:
-    """Resolves extracted files in input order: probe and insert, write the attribute file, checkpoint."""
+class Resolver:
+    """Resolves extracted files in input order through the filter: probe and insert, write the attribute
+    file, checkpoint. ``todo``: the indexes of the files that the ledger and the saved filter do not have."""
 
-    def __init__(self, config: DeduperConfig, settings: Settings, bloom: BloomFilter, ledger: Ledger, writing: Writing) -> None:
+    def __init__(self, config: DeduperConfig, settings: Settings, jobs: list[FileJob]) -> None:
         self.settings = settings
-        self.bloom = bloom
-        self.ledger = ledger
-        self.writing = writing
-        self.filter_url = config.bloom_filter.file
+        self.writing = writing_of(config)
         self.read_only = bool(config.bloom_filter.read_only)
+        self.bloom = open_filter(config.bloom_filter)
+        self.ledger = Ledger("dedupe", ledger_options(config), rename=self.writing.rename)
+        resolved = _resolved_files(self.ledger, jobs, self.bloom, self.read_only)
+        self.todo = [index for index, job in enumerate(jobs) if job.attributes not in resolved]
+        self.filter_url = config.bloom_filter.file
         self.checkpoint_seconds = float(os.environ.get(CHECKPOINT_SECONDS_VARIABLE, config.bloom_filter.checkpoint_seconds))
         self.last_checkpoint = time.monotonic()
         self.pending: list[tuple[str, dict[str, float]]] = []
         self.consistent = True  # the filter in memory holds whole files only, each saved or pending
-        self.stats = Stats()
+        self.stats = Stats(skipped_files=len(jobs) - len(self.todo))
+
+    @contextlib.contextmanager
+    def saving(self) -> Iterator[None]:
+        """Checkpoint when the block ends: on success, and after a failure too (what is done stays done),
+        when the filter holds whole files."""
+        try:
+            yield
+        finally:
+            if self.todo and self.consistent and not self.read_only:
+                self.checkpoint()
+
+    def report(self) -> Report:
+        return Report(
+            "bloom" + (" (read-only)" if self.read_only else ""),
+            self.stats,
+            filter_bits=self.bloom.num_bits,
+            filter_hashes=self.bloom.num_hashes,
+            fill_ratio=self.bloom.fill_ratio(),
+            estimated_false_positive_rate=self.bloom.estimated_false_positive_rate(),
+        )
 
     def resolve(self, unit: ExtractUnit, job: FileJob) -> None:
         keys = read_table(unit.prefix, "keys", parquet=False, columns=["fp0", "repeat"])

@@ -1,58 +1,61 @@
-"""Exact mode: DuckDB finds the first occurrence of every key fingerprint of the run with one hash
-aggregation over all files (spilling to the work folder), writes the lineage table, then every
-attribute file from its file's duplicate keys."""
+"""Exact mode, every step a set of units on the executor, exchanging tables through the work folder (a URL
+every worker reaches):
+
+1. extraction, one unit per input file: its tables, with its key fingerprints split by hash partition;
+2. aggregation, one unit per hash partition (:mod:`.exact_aggregate`): DuckDB finds each key's first
+   occurrence in (file, line, key) order, and writes the partition's duplicate keys;
+3. finishing, one unit per group of consecutive files (:mod:`.exact_finish`): their attribute files and
+   their part of the lineage table;
+4. one unit joins the lineage parts into the lineage table.
+
+With one partition (the default: DuckDB uses every core of the machine) the aggregation unit does
+steps 3 and 4 for every file itself.
+
+A key's first occurrence is global (file, line, key) order whatever the partitions, so the outputs are
+those of one aggregation over every key. Each step's units are recorded in the work folder's ledger, so
+a rerun after a crash resumes at the step and units it had not finished.
+"""
 
 from __future__ import annotations
 
-import os
-
-import numpy as np
-import pyarrow as pa
-from sqlglot import exp
-
-from dolma_sql import storage
 from dolma_sql.config.dedupe import DeduperConfig
-from dolma_sql.deduper.attributes import write_attributes
+from dolma_sql.deduper.exact_aggregate import aggregate_partition
+from dolma_sql.deduper.exact_finish import finish_group, join_lineage
+from dolma_sql.deduper.exact_plan import ExactPlan, StepUnit, file_groups, write_files
 from dolma_sql.deduper.extract import extract_files
-from dolma_sql.deduper.intermediates import count_rows, table_path, table_prefix
-from dolma_sql.deduper.plan import FileJob, Settings, lineage_url, writing_of
+from dolma_sql.deduper.plan import FileJob, Settings, exact_partitions, ledger_options, lineage_url, writing_of
 from dolma_sql.deduper.report import Report, Stats
-from dolma_sql.runtime import Executor
-from dolma_sql.sql import fill, load_sql, render
-from dolma_sql.storage.commit import remove_temps
+from dolma_sql.runtime import Executor, Ledger, run_units
 
 
 def run_exact(config: DeduperConfig, settings: Settings, jobs: list[FileJob], work: str, executor: Executor, *, quiet: bool) -> Report:
-    import duckdb
-
     extract_files(config, settings, jobs, list(range(len(jobs))), work, executor, quiet=quiet)
     report = Report("exact", Stats())
     if not jobs:
         return report
-    writing = writing_of(config)
-    prefixes = [table_prefix(work, job.path, job.size) for job in jobs]
-    tables = {name: [table_path(prefix, name, parquet=True) for prefix in prefixes] for name in ("keys", "docs")}
-    report.lineage = lineage_url(config, jobs)
-    connection = duckdb.connect(config={"temp_directory": os.path.join(work, "spill")})  # in memory, spilling to work
-    try:
-        file_list = {"file": np.arange(len(jobs), dtype=np.int64), "path": [job.path for job in jobs]}
-        connection.register("file_list", pa.table({**file_list, "keys_path": tables["keys"], "docs_path": tables["docs"]}))
-        connection.execute(render(fill(load_sql("dedupe_exact_keys"), files=_paths(tables["keys"]))))
-        connection.execute(render(load_sql("dedupe_exact_duplicates")))
-        connection.execute("DROP TABLE keys")  # its memory serves the lineage's sort
-        connection.execute(render(fill(load_sql("dedupe_exact_docs"), files=_paths(tables["docs"]))))
-        remove_temps(report.lineage)  # of a writer killed before it committed
-        with storage.staged(report.lineage, staging=writing.staging, rename=writing.rename) as temp:
-            connection.execute(render(fill(load_sql("dedupe_exact_lineage"), target=exp.Literal.string(temp))))
-        for index, (job, prefix) in enumerate(zip(jobs, prefixes)):
-            duplicate = np.zeros(count_rows(prefix, "keys"), dtype=bool)
-            ordinals = connection.sql("SELECT ord FROM duplicates WHERE file = $1", params=[index]).to_arrow_table()
-            duplicate[ordinals.column("ord").to_numpy()] = True
-            report.stats.add(write_attributes(job, prefix, duplicate, settings, writing))
-    finally:
-        connection.close()
+    partitions = exact_partitions(config)
+    groups = file_groups(len(jobs), partitions)
+    sharing = max(1, min(config.processes, partitions))
+    plan = ExactPlan(work, settings, writing_of(config), partitions, groups, lineage_url(config, jobs), sharing)
+    write_files(plan, jobs)
+    options = [ledger_options(config), partitions]
+    size = sum(job.size for job in jobs)
+    aggregations = [StepUnit(plan.duplicates_url(p), size // partitions, plan, p) for p in range(partitions)]
+    totals = _run_recorded(aggregate_partition, aggregations, "dedupe: aggregate", Ledger("dedupe-aggregate", options), executor, quiet)
+    if partitions > 1:
+        finishing = [StepUnit(plan.lineage_part_url(q), sum(jobs[i].size for i in plan.group_files(q)), plan, q) for q in range(len(groups) - 1)]
+        totals = _run_recorded(finish_group, finishing, "dedupe: attributes", Ledger("dedupe-finish", options), executor, quiet)
+        run_units(join_lineage, [StepUnit(plan.lineage, 0, plan)], executor=executor, label="dedupe: lineage", quiet=True)
+    report.stats = Stats(**{name: int(totals.get(name, 0)) for name in Stats.__dataclass_fields__})
+    report.lineage = plan.lineage
     return report
 
 
-def _paths(paths: list[str]) -> exp.Array:
-    return exp.Array(expressions=[exp.Literal.string(path) for path in paths])
+def _run_recorded(fn, units: list[StepUnit], label: str, ledger: Ledger, executor: Executor, quiet: bool) -> dict[str, float]:
+    """Run the units the ledger does not have; their counters, plus those the ledger recorded for the others."""
+    finished = ledger.finished(unit.key for unit in units)
+    totals = run_units(fn, units, executor=executor, label=label, ledger=ledger, quiet=quiet)
+    for key in finished:  # counted by the run that finished them
+        for name, value in (ledger.counters(key) or {}).items():
+            totals[name] = totals.get(name, 0) + value
+    return totals

@@ -11,10 +11,10 @@ import pyarrow as pa
 
 from dolma_sql.config.dedupe import DeduperConfig
 from dolma_sql.deduper.bloom import first_occurrences
-from dolma_sql.deduper.fingerprints import fingerprinter
-from dolma_sql.deduper.intermediates import remove_tables, table_path, table_prefix, write_table
+from dolma_sql.deduper.fingerprints import Fingerprinter, fingerprinter
+from dolma_sql.deduper.intermediates import hashes_name, remove_tables, table_path, table_prefix, write_table
 from dolma_sql.deduper.keys import BatchKeys, batch_keys
-from dolma_sql.deduper.plan import FileJob, Settings, ledger_options
+from dolma_sql.deduper.plan import FileJob, Settings, exact_partitions, ledger_options
 from dolma_sql.formats.attributes import json_strings
 from dolma_sql.formats.documents import iter_document_batches
 from dolma_sql.runtime import Executor, Ledger, run_units
@@ -22,7 +22,8 @@ from dolma_sql.runtime import Executor, Ledger, run_units
 
 @dataclass(frozen=True)
 class ExtractUnit:
-    """One input file to extract; ``key`` is its keys table (the unit's main output), ``size`` its bytes."""
+    """One input file to extract; ``key`` is its keys table (the unit's main output), ``size`` its bytes,
+    ``partitions`` the number of hash partitions its fingerprints are split into (exact mode)."""
 
     key: str
     size: int
@@ -30,11 +31,12 @@ class ExtractUnit:
     prefix: str
     settings: Settings
     codec: str | None = None
+    partitions: int = 1
 
 
-def extract_unit(job: FileJob, work: str, settings: Settings, codec: str | None) -> ExtractUnit:
+def extract_unit(job: FileJob, work: str, settings: Settings, codec: str | None, partitions: int = 1) -> ExtractUnit:
     prefix = table_prefix(work, job.path, job.size)
-    return ExtractUnit(table_path(prefix, "keys", parquet=settings.exact), job.size, job.path, prefix, settings, codec)
+    return ExtractUnit(table_path(prefix, "keys", parquet=settings.exact), job.size, job.path, prefix, settings, codec, partitions)
 
 
 def extract_files(
@@ -54,7 +56,7 @@ def extract_files(
     file before it are extracted (so resolving overlaps with extracting); its tables are removed after.
     """
     codec = config.compression.codecs()[0]
-    units = [extract_unit(jobs[index], work, settings, codec) for index in indexes]
+    units = [extract_unit(jobs[index], work, settings, codec, exact_partitions(config)) for index in indexes]
     ledger = Ledger("dedupe-extract", ledger_options(config))
     extracted = ledger.finished(unit.key for unit in units)
     in_order = _InOrder(units, [jobs[index] for index in indexes], ledger, on_file)
@@ -92,7 +94,7 @@ def extract_file(unit: ExtractUnit) -> dict[str, float]:
     accumulator = _Accumulator()
     for ids, keys in document_keys(unit.path, settings, unit.codec):
         accumulator.add(ids, batch_keys(keys, settings, hasher))
-    return accumulator.write(unit.prefix, hasher.lanes)
+    return accumulator.write(unit.prefix, hasher, unit.partitions)
 
 
 def document_keys(path: str, settings: Settings, codec: str | None) -> Iterator[tuple[pa.Array, pa.Array]]:
@@ -131,19 +133,50 @@ class _Accumulator:
         self.keys["whole"].append(np.asarray(keys.whole, dtype=bool))
         self.num_units += len(keys.doc)
 
-    def write(self, prefix: str, lanes: int) -> dict[str, float]:
+    def write(self, prefix: str, hasher: Fingerprinter, partitions: int) -> dict[str, float]:
         def cat(parts, dtype):
             return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
 
         documents = pa.table({"id": pa.chunked_array(self.ids, pa.large_string()), "writes_empty": cat(self.writes_empty, bool)})
         units = pa.table({name: cat(parts, np.int8 if name == "kind" else np.int64) for name, parts in self.units.items()})
+        lanes = hasher.lanes
         fingerprint = np.concatenate(self.keys["fingerprint"]) if self.keys["fingerprint"] else np.zeros((0, lanes), np.uint64)
-        keys = {f"fp{lane}": fingerprint[:, lane] for lane in range(lanes)}
-        keys["unit"] = cat(self.keys["unit"], np.int64)
-        keys["whole"] = cat(self.keys["whole"], bool)
-        keys["doc"] = units.column("doc").to_numpy()[keys["unit"]] if len(keys["unit"]) else np.zeros(0, np.int64)
+        keys = {"unit": cat(self.keys["unit"], np.int64), "whole": cat(self.keys["whole"], bool)}
         if lanes == 1:  # keys repeated inside the file are found here, so the parent probes each distinct key once
-            keys["repeat"] = ~first_occurrences(fingerprint[:, 0])
+            keys |= {"fp0": fingerprint[:, 0], "repeat": ~first_occurrences(fingerprint[:, 0])}
         for name, table in (("docs", documents), ("units", units), ("keys", pa.table(keys))):
             write_table(table, prefix, name, parquet=lanes == 2)
+        if lanes == 2:
+            doc = units.column("doc").to_numpy()[keys["unit"]]
+            _write_hashes(prefix, fingerprint, doc, _id_values(documents.column("id"), hasher), partitions)
         return {"documents": documents.num_rows, "units": units.num_rows, "keys": len(keys["unit"])}
+
+
+def _id_values(ids: pa.ChunkedArray, hasher: Fingerprinter) -> pa.Array:
+    """The documents' ids as the lineage table shows them: a string id unquoted, a number as text, ``null`` as null."""
+    hasher.connection.register("ids", pa.table({"id": ids}))
+    try:
+        return hasher.connection.sql("SELECT (id::JSON) ->> '$' AS id FROM ids").to_arrow_table().column("id").combine_chunks()
+    finally:
+        hasher.connection.unregister("ids")
+
+
+def _write_hashes(prefix: str, fingerprint: np.ndarray, doc: np.ndarray, ids: pa.Array, partitions: int) -> None:
+    """Exact mode: each key's fingerprint, row in the keys table (``ord``), document and document id, split
+    by hash partition, so that one aggregation unit reads only its partition's rows of every file."""
+    if partitions == 1:
+        splits = [np.arange(len(doc))]
+    else:
+        partition = fingerprint[:, 0] % np.uint64(partitions)
+        order = np.argsort(partition, kind="stable")  # rows of a partition stay in key order
+        splits = np.split(order, np.searchsorted(partition[order], np.arange(1, partitions, dtype=np.uint64)))
+    for index, rows in enumerate(splits):
+        documents = doc[rows]  # nondecreasing, as the keys are in document order
+        first = np.ones(len(documents), dtype=bool)
+        np.not_equal(documents[1:], documents[:-1], out=first[1:])
+        table = {
+            "ord": rows.astype(np.int64), "fp0": fingerprint[rows, 0], "fp1": fingerprint[rows, 1], "doc": documents,
+            # a dictionary of the table's documents' ids, each once
+            "id": pa.DictionaryArray.from_arrays(pa.array(np.cumsum(first, dtype=np.int32) - 1), ids.take(pa.array(documents[first]))),
+        }  # fmt: skip
+        write_table(pa.table(table), prefix, hashes_name(index), parquet=True)

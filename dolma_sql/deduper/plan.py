@@ -14,7 +14,7 @@ import xxhash
 from dolma_sql.config.dedupe import DeduperConfig
 from dolma_sql.errors import ConfigError
 from dolma_sql.layout import swap_segment
-from dolma_sql.runtime.ledger import fingerprint
+from dolma_sql.runtime.ledger import LEDGER_FOLDER, fingerprint
 from dolma_sql.storage import urls
 
 
@@ -72,7 +72,8 @@ class Writing:
 
 
 def writing_of(config: DeduperConfig) -> Writing:
-    return Writing(codec=config.compression.codecs()[1], staging=config.work_dir.output, rename=not config.is_s3_volume)
+    staging = config.work_dir.output if config.work_dir.output and urls.is_local(config.work_dir.output) else None
+    return Writing(codec=config.compression.codecs()[1], staging=staging, rename=not config.is_s3_volume)
 
 
 @dataclass(frozen=True)
@@ -105,26 +106,42 @@ def plan_files(config: DeduperConfig, *, warn: Callable[[str], None] | None = No
 
 def ledger_options(config: DeduperConfig) -> dict:
     """Everything that shapes the attribute files, so that a rerun with other options redoes them."""
-    options: dict = {"dedupe": msgspec.structs.replace(config.dedupe, lineage=None), "codecs": config.compression.codecs()}
+    dedupe = msgspec.structs.replace(config.dedupe, lineage=None, all_partitions=False, exact_partitions=1)
+    options: dict = {"dedupe": dedupe, "codecs": config.compression.codecs()}
     if config.dedupe.mode == "bloom":
         options["bloom_filter"] = msgspec.structs.replace(config.bloom_filter, checkpoint_seconds=0.0)
     return options
 
 
+def exact_partitions(config: DeduperConfig) -> int:
+    """How many hash partitions the keys are split into: ``dedupe.exact_partitions`` in exact mode, else one."""
+    return config.dedupe.exact_partitions if config.dedupe.mode == "exact" else 1
+
+
 def work_folder(config: DeduperConfig, jobs: list[FileJob]) -> str:
-    """The local folder of this run's intermediate tables, named by the options and files so that a rerun
-    after a crash finds the files already extracted (in ``work_dir.output``, else the system temp folder)."""
-    identity = fingerprint([ledger_options(config), [(job.path, job.size, job.attributes) for job in jobs]])
-    return os.path.join(config.work_dir.output or tempfile.gettempdir(), f"dolma-sql-dedupe-{identity}")
+    """The folder of this run's intermediate tables, named by the options and files so that a rerun after a
+    crash finds the files already extracted: in ``work_dir.output`` (any URL that every worker reaches), else
+    in a ledger folder next to the outputs (``attributes/.dolma-sql/``: every worker writes there), else (a
+    volume that cannot rename, or no files) in the system temp folder."""
+    identity = fingerprint([ledger_options(config), exact_partitions(config), [(job.path, job.size, job.attributes) for job in jobs]])
+    name = f"dolma-sql-dedupe-{identity}"
+    if config.work_dir.output:
+        return urls.join(config.work_dir.output, name)
+    if jobs and not config.is_s3_volume:
+        return urls.join(urls.parent(attribute_root(config, jobs)), LEDGER_FOLDER, name)
+    return os.path.join(tempfile.gettempdir(), name)
 
 
-def lineage_url(config: DeduperConfig, jobs: list[FileJob]) -> str:
-    """Exact mode's lineage table: ``dedupe.lineage``, else ``lineage.parquet`` at the root of the attribute set."""
-    if config.dedupe.lineage:
-        return config.dedupe.lineage
+def attribute_root(config: DeduperConfig, jobs: list[FileJob]) -> str:
+    """The attribute set's folder, ``.../attributes/<set>``, of the first file (else its attribute file's folder)."""
     first = jobs[0].attributes
     parts = first.split("/")
     for index in range(len(parts) - 2):
         if parts[index] == "attributes" and parts[index + 1] == config.dedupe.attribute_set():
-            return "/".join([*parts[: index + 2], "lineage.parquet"])
-    return urls.join(urls.parent(first), "lineage.parquet")
+            return "/".join(parts[: index + 2])
+    return urls.parent(first)
+
+
+def lineage_url(config: DeduperConfig, jobs: list[FileJob]) -> str:
+    """Exact mode's lineage table: ``dedupe.lineage``, else ``lineage.parquet`` at the root of the attribute set."""
+    return config.dedupe.lineage or urls.join(attribute_root(config, jobs), "lineage.parquet")

@@ -1,0 +1,43 @@
+"""Exact mode's aggregation, one unit per hash partition: DuckDB finds the first occurrence of every key
+fingerprint of the partition over the partition's tables of every file, and writes the partition's
+duplicate keys, each with the document holding its first occurrence and both documents' ids, ordered
+by file and key. With a single partition, the unit finishes every file itself
+(:func:`.exact_finish.finish_files`) instead."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from sqlglot import exp
+
+from dolma_sql import storage
+from dolma_sql.deduper.exact_finish import finish_files
+from dolma_sql.deduper.exact_plan import StepUnit, duckdb_connection, prefix_of, read_files, scratch_folder
+from dolma_sql.deduper.intermediates import hashes_name, local_copy, table_path
+from dolma_sql.runtime.executor import Counters
+from dolma_sql.sql import fill, load_sql, render
+from dolma_sql.storage.commit import remove_temps
+
+
+def aggregate_partition(unit: StepUnit) -> Counters:
+    """Hash partition ``unit.index``; ``unit.key`` is its duplicates table."""
+    plan = unit.plan
+    jobs = read_files(plan)
+    with scratch_folder(plan) as scratch:
+        tables = [local_copy(table_path(prefix_of(plan, job), hashes_name(unit.index), parquet=True), scratch) for job in jobs]
+        connection = duckdb_connection(plan, scratch)
+        try:
+            files = exp.Array(expressions=[exp.Literal.string(path) for path in tables])
+            connection.register("hashes_list", pa.table({"file": np.arange(len(jobs), dtype=np.int64), "hashes_path": tables}))
+            connection.execute(render(fill(load_sql("dedupe_exact_keys"), files=files)))
+            connection.execute(render(load_sql("dedupe_exact_duplicates")))
+            connection.execute("DROP TABLE keys")  # its memory serves what follows
+            connection.execute(render(fill(load_sql("dedupe_exact_ids"), files=files)))
+            if plan.partitions == 1:
+                return finish_files(plan, jobs, range(len(jobs)), connection)
+            remove_temps(unit.key)  # of a writer killed before it committed
+            with storage.staged(unit.key, staging=plan.writing.staging) as temp:
+                connection.execute(render(fill(load_sql("dedupe_exact_partition"), target=exp.Literal.string(temp))))
+            return {"duplicate_keys": connection.execute("SELECT count(*) FROM duplicates").fetchone()[0]}
+        finally:
+            connection.close()

@@ -82,6 +82,43 @@ def ray_cluster(tmp_path_factory, s3_server):
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def ray_nodes(tmp_path_factory, s3_server):
+    """A simulated Ray cluster of 3 nodes with 1 CPU each (``ray.cluster_utils.Cluster``) on loopback, for tests
+    whose units must land on different nodes; its processes see this checkout and the tests' helpers."""
+    from services import RAY_ENVIRONMENT
+
+    saved = {key: os.environ.get(key) for key in [*RAY_ENVIRONMENT, "PYTHONPATH"]}
+    os.environ.update(RAY_ENVIRONMENT)  # before Ray is imported: it reads some of them once
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), str(REPO / "tests"), saved["PYTHONPATH"] or ""])  # inherited by the nodes
+    from unittest import mock
+
+    import ray._common.utils
+    import ray._private.utils
+    from ray.cluster_utils import Cluster
+
+    node = {"num_cpus": 1, "node_ip_address": "127.0.0.1", "object_store_memory": 100 * 2**20}
+    folder = Path("/tmp") / f"ray-nodes-{os.getpid()}"  # short: Ray's socket paths must fit in 107 bytes
+    # the cluster is only for the tests that name its address: it does not become the machine's default
+    # cluster (/tmp/ray/ray_current_cluster, which another process's ray.init() would join), nor unset one
+    with mock.patch.object(ray._private.utils, "write_ray_address"):
+        cluster = Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False, "temp_dir": str(folder)})
+    try:
+        for _ in range(2):
+            cluster.add_node(**node)
+        cluster.wait_for_nodes()
+        yield cluster
+    finally:
+        with mock.patch.object(ray._common.utils, "reset_ray_address"):
+            cluster.shutdown()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture()
 def read_only_folder(tmp_path):
     """A folder nobody can write into, root included: a read-only tmpfs (as root), else a folder without write bits."""

@@ -174,3 +174,39 @@ def test_partition_options_are_checked_when_the_config_loads(tmp_path, dedupe, f
     with pytest.raises(ConfigError) as error:
         config_from(settings(str(tmp_path), "paragraphs", **dedupe), DeduperConfig)
     assert error.value.path == field
+
+
+def test_an_exact_run_stopped_in_a_step_resumes_at_that_step(documents, tmp_path, monkeypatch):
+    """The work folder's ledger: a rerun after a failure while finishing file groups aggregates nothing again."""
+    from dolma_sql.deduper import exact_run
+
+    clean = copy_documents(documents, tmp_path / "clean")
+    deduped(settings(clean, "paragraphs", mode="exact", exact_partitions=PARTITIONS))
+    stopped = copy_documents(documents, tmp_path / "stopped")
+    config = settings(stopped, "paragraphs", mode="exact", exact_partitions=PARTITIONS)
+    calls = {"aggregate": 0, "finish": 0}
+    aggregate, finish = exact_run.aggregate_partition, exact_run.finish_group
+
+    def counted_aggregate(unit):
+        calls["aggregate"] += 1
+        return aggregate(unit)
+
+    def finish_until_the_third(unit):
+        calls["finish"] += 1
+        if calls["finish"] == 3:
+            raise KeyboardInterrupt("killed while finishing the third group")
+        return finish(unit)
+
+    monkeypatch.setattr(exact_run, "aggregate_partition", counted_aggregate)
+    monkeypatch.setattr(exact_run, "finish_group", finish_until_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        deduped(config)
+    assert calls == {"aggregate": PARTITIONS, "finish": 3}
+    calls.update(aggregate=0, finish=10)
+    report = deduped(config)
+    assert calls == {"aggregate": 0, "finish": 10 + 2}, "only the two groups not finished are done again"
+    assert report.stats.files == 6, "the report counts the groups finished before too"
+    lineage = "attributes/dd/lineage.parquet"
+    rows = {root: [{k: str(v).replace(root, "ROOT") for k, v in row.items()} for row in pq.read_table(f"{root}/{lineage}").to_pylist()] for root in (clean, stopped)}
+    assert rows[stopped] == rows[clean]
+    assert {k: v for k, v in output_contents(Path(stopped)).items() if k != lineage} == {k: v for k, v in output_contents(Path(clean)).items() if k != lineage}

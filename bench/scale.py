@@ -81,6 +81,7 @@ def services(folder: Path, cpus: int) -> Iterator[Services]:
             ray.stop()
             shutil.rmtree(ray_folder, ignore_errors=True)
         s3.stop()
+        shutil.rmtree(folder, ignore_errors=True)  # the store's copy of the corpus
 
 
 # ------------------------------------------------------------------------------ measurement

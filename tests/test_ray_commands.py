@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from s3_helpers import cli, ok, rooted, tree, write_corpus
-from test_s3_commands import MIX, TOKENIZER, index_relative, lineage_relative
+from test_s3_commands import MIX, TOKENIZER, TOKENS, index_relative, lineage_relative
 
 import dolma_sql
 from dolma_sql.runtime.local import LocalExecutor
@@ -86,15 +86,7 @@ def test_dedupe_with_relative_paths(corpus, tmp_path, ray_executor, monkeypatch,
 
 
 def test_tokens_in_their_deterministic_order(corpus, tmp_path, ray_executor):
-    config = {
-        "documents": ["ROOT/documents/*.jsonl.gz"],
-        "destination": "ROOT/tokens",
-        "tokenizer": {"name_or_path": "ROOT/tokenizer.json", "eos_token_id": 50279, "pad_token_id": 1},
-        "files_per_process": 1,
-        "batch_size": 50,
-        "max_size": 40_000,
-    }
-    outputs = local_and_ray(corpus, tmp_path, ray_executor, lambda root, executor: dolma_sql.tokens(rooted(config, root), executor=executor), under="tokens/", normalize=index_relative)
+    outputs = local_and_ray(corpus, tmp_path, ray_executor, lambda root, executor: dolma_sql.tokens(rooted(TOKENS, root), executor=executor), under="tokens/", normalize=index_relative)
     assert len([name for name in outputs if name.endswith(".npy")]) >= 3
 
 

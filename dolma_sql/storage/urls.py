@@ -76,22 +76,21 @@ def common_parent(urls: list[str]) -> str:
 def exists(url: str) -> bool:
     """Whether ``url`` exists now: a remote filesystem is asked again, not its cached listings (another
     process may have written the file since this one listed its folder)."""
-    if is_local(url):
-        return os.path.exists(_local(url))
-    fs, path = filesystem(url)
-    with remote.errors(url, "read"):
-        fs.invalidate_cache(path)
-        return fs.exists(path)
+    return _asked_again(url, os.path.exists, "exists")
 
 
 def isfile(url: str) -> bool:
     """Whether ``url`` is a file now (asked again, as :func:`exists`)."""
+    return _asked_again(url, os.path.isfile, "isfile")
+
+
+def _asked_again(url: str, local_check: Callable[[str], bool], remote_check: str) -> bool:
     if is_local(url):
-        return os.path.isfile(_local(url))
+        return local_check(_local(url))
     fs, path = filesystem(url)
     with remote.errors(url, "read"):
         fs.invalidate_cache(path)
-        return fs.isfile(path)
+        return getattr(fs, remote_check)(path)
 
 
 def size(url: str) -> int:

@@ -91,6 +91,21 @@ def test_the_ledger_skips_finished_units_of_the_same_options_only(tmp_path):
     assert not list(tmp_path.rglob("*.tmp"))
 
 
+def test_a_rerun_removes_the_temp_files_of_a_run_killed_while_it_wrote_a_record_or_its_lock(tmp_path):
+    unit = WriteUnit(str(tmp_path / "out" / "a.txt"), "a")
+    ledger = Ledger("test", {"option": 1})
+    left_behind = [
+        tmp_path / "out" / ".dolma-sql" / f"{os.path.basename(ledger.record_url(unit.key))}.4242-0123abcd.tmp",
+        tmp_path / "out" / ".dolma-sql" / "test.lock.4242-89abcdef.tmp",
+    ]
+    for temp in left_behind:
+        temp.parent.mkdir(parents=True, exist_ok=True)
+        temp.write_bytes(b"{")
+    run_units(write_unit, [unit], executor=SerialExecutor(), label="test", ledger=ledger, quiet=True)
+    assert ledger.finished([unit.key]) == {unit.key}
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
 def test_the_ledger_works_on_an_object_store():
     units = [WriteUnit(f"memory://ledger-test/out/{name}.txt", name) for name in "ab"]
     ledger = Ledger("test", {"option": 1})

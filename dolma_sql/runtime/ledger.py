@@ -22,6 +22,7 @@ import msgspec
 from dolma_sql import storage
 from dolma_sql.runtime.lock import LOCK_SUFFIX, RunLock
 from dolma_sql.storage import urls
+from dolma_sql.storage.commit import remove_temps
 
 LEDGER_FOLDER = ".dolma-sql"
 RECORD_SUFFIX = ".done"
@@ -89,6 +90,7 @@ class Ledger:
         """Record that the unit writing ``key`` finished (after its outputs were committed)."""
         self.claim([key])
         record = msgspec.json.encode({"command": self.command, "output": key, "counters": counters})
+        remove_temps(self.record_url(key))  # of a run killed while it wrote this record
         storage.write_bytes(self.record_url(key), record, rename=self.rename)
 
     def counters(self, key: str) -> dict[str, float] | None:

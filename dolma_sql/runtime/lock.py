@@ -84,6 +84,7 @@ class RunLock:
             try:
                 commit.create_new(self.url, mine)
                 _HELD[self.url] = _Held(mine, made_folder=makes_folder)
+                commit.remove_temps(self.url)  # of runs killed while they claimed or released it
                 return
             except FileExistsError:
                 pass

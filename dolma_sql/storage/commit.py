@@ -231,8 +231,11 @@ def remove_claim(url: str, data: bytes) -> bool:
         except OSError:
             aside = None
         if aside is not None:
-            with open(aside, "rb") as handle:
-                held = handle.read()
+            try:
+                with open(aside, "rb") as handle:
+                    held = handle.read()
+            except FileNotFoundError:  # removed meanwhile by the run that took the lock (RunLock.acquire)
+                return False
             if held != data:
                 with contextlib.suppress(FileExistsError):
                     os.link(aside, local)

@@ -50,3 +50,11 @@ def test_allowlist_taggers_equal_upstream_code(tagger, allowlist, oracle, tmp_pa
 def test_allowlist_taggers_need_a_list(tmp_path):
     write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", documents()[:1])
     assert "--models.url_allowlist" in fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "allowlist_wikidata_v1"], tmp_path)
+
+
+@pytest.mark.parametrize(("tagger", "option", "kind"), [("allowlist_wikidata_v1", "url_allowlist", "allowlist"), ("domain_blocklist_utp_v1", "url_blocklist", "blocklist")])
+def test_a_missing_list_file_is_named_before_any_work(tagger, option, kind, tmp_path):
+    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", documents()[:1])
+    message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", tagger, "--experiment", "w", f"--models.{option}", "nope.txt"], tmp_path)
+    assert f"{kind} file not found: nope.txt" in message and f"models.{option}" in message
+    assert not (tmp_path / "attributes").exists()

@@ -22,7 +22,7 @@ import numpy as np
 
 from dolma_sql.errors import ConfigError
 from dolma_sql.tagging import Spans, TagBatch, tagger
-from dolma_sql.udfs.url import clean_domain, open_list, parse_list_line
+from dolma_sql.udfs.url import clean_domain, open_list, parse_list_line, require_list_files
 
 
 def base_domain(host: str) -> str:
@@ -63,13 +63,8 @@ def load_allowlist(paths: str) -> frozenset[str]:
 
 
 def require_allowlist(options: dict) -> None:
-    paths = options.get("url_allowlist")
-    if not paths:
-        raise ConfigError("the allowlist_wikidata taggers need list files", path="models.url_allowlist",
-                          hint="pass --models.url_allowlist PATH... (Wikidata query results: JSON arrays of {\"url\": …} rows)")
-    for path in paths.split(os.pathsep):
-        if not os.path.isfile(path):
-            raise ConfigError(f"allowlist file not found: {path}", path="models.url_allowlist")
+    paths = require_list_files(options, "url_allowlist", needed_by="the allowlist_wikidata taggers", kind="allowlist",
+                               hint="pass --models.url_allowlist PATH... (Wikidata query results: JSON arrays of {\"url\": …} rows)")
     load_allowlist(paths)
 
 

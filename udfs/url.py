@@ -131,14 +131,20 @@ def load_blocklist(paths: str, mode: str) -> frozenset[str]:
     return frozenset(entries)
 
 
-def require_blocklist(options: dict) -> None:
-    paths = options.get("url_blocklist")
+def require_list_files(options: dict, option: str, *, needed_by: str, kind: str, hint: str) -> str:
+    """The ``os.pathsep``-joined list files of ``models.<option>``, checked at load time: given, and each a file."""
+    paths = options.get(option)
     if not paths:
-        raise ConfigError("URL/domain blocklist taggers need list files", path="models.url_blocklist",
-                          hint="pass --models.url_blocklist PATH... (hosts, plain-domain or Adblock Plus ||domain^ lists, plain or .gz)")
+        raise ConfigError(f"{needed_by} need list files", path=f"models.{option}", hint=hint)
     for path in paths.split(os.pathsep):
         if not os.path.isfile(path):
-            raise ConfigError(f"blocklist file not found: {path}", path="models.url_blocklist")
+            raise ConfigError(f"{kind} file not found: {path}", path=f"models.{option}")
+    return paths
+
+
+def require_blocklist(options: dict) -> None:
+    require_list_files(options, "url_blocklist", needed_by="URL/domain blocklist taggers", kind="blocklist",
+                       hint="pass --models.url_blocklist PATH... (hosts, plain-domain or Adblock Plus ||domain^ lists, plain or .gz)")
     try:
         import urllib3  # noqa: F401
     except ImportError:

@@ -1,7 +1,8 @@
 """The dedupe config: dolma 1.2.1's ``DeduperConfig``, typed and validated before any work starts.
 
 Every dolma dedupe config (JSON or YAML, or dolma's dotted flags) loads unchanged. Beyond dolma:
-``dedupe.mode`` (``bloom`` or ``exact``), ``dedupe.lineage`` (exact mode's table),
+``dedupe.mode`` (``bloom``, ``exact`` or ``minhash``), ``dedupe.minhash`` (near-duplicates),
+``dedupe.lineage`` (exact and minhash modes' table),
 ``dedupe.all_partitions`` (every Bloom partition in one run), ``dedupe.exact_partitions``,
 ``bloom_filter.checkpoint_seconds``, ``report`` and ``executor``.
 """
@@ -43,6 +44,85 @@ class ParagraphDedupeConfig(Config):
     by_ngram: NgramDedupeConfig | None = None
 
 
+class MinhashNormalizeConfig(Config):
+    """How a text is normalised before it is cut into shingles, in this order (docs/dedupe.md spells it out)."""
+
+    nfkc: bool = True
+    """Unicode NFKC normalisation (compatibility forms folded: ligatures, full-width letters...)."""
+    lowercase: bool = True
+    """Lower-case every letter (Unicode)."""
+    punctuation: bool = True
+    """Every run of Unicode punctuation and symbols (\\p{P}, \\p{S}) becomes a space."""
+    digits: bool = False
+    """Every run of digits (\\p{Nd}) becomes 0."""
+
+
+class MinhashKeepConfig(Config):
+    """Which document of a cluster is kept: ``first`` by (file, line), or the ``highest``/``lowest`` value of a
+    document ``field`` or of an ``attribute`` (ties and documents without a value: by (file, line))."""
+
+    by: Literal["first", "highest", "lowest"] = "first"
+    """first (by file, then line), highest or lowest (value of field or attribute)."""
+    field: str | None = None
+    """Dotted document field holding a number, e.g. metadata.quality (with by highest or lowest)."""
+    attribute: str | None = None
+    """<attribute set>/<key>: the score of the key's first span in that set's attribute files (with by highest or lowest)."""
+
+
+class MinhashDedupeConfig(Config):
+    """MinHash-LSH near-duplicates: documents whose shingle sets share a band bucket are clustered; the kept
+    document of each cluster is chosen by ``keep``, the others get a document span under ``attribute_name``."""
+
+    attribute_name: str
+    """Attribute key of the span on each document to drop (also <name>_cluster_id and <name>_cluster_size)."""
+    shingle: Literal["words", "chars"] = "words"
+    """Shingles of ngram_length words (split on whitespace after normalisation) or characters."""
+    ngram_length: int = 5
+    """Words (or characters) per shingle; a shorter text is one shingle."""
+    num_bands: int = 14
+    """LSH bands: documents sharing any band's bucket are candidates."""
+    band_size: int = 8
+    """Hash functions per band (num_bands x band_size 64-bit minimums per document)."""
+    seed: int = 1
+    """Seed of the hash functions."""
+    threshold: float | None = None
+    """Keep only candidate pairs whose estimated Jaccard similarity (full signatures) is >= this."""
+    normalize: MinhashNormalizeConfig = msgspec.field(default_factory=MinhashNormalizeConfig)
+    keep: MinhashKeepConfig = msgspec.field(default_factory=MinhashKeepConfig)
+    index: str | None = None
+    """Folder (any URL) the corpus' signature index is written to and kept in, for later runs' against."""
+    against: list[str] = []
+    """Existing signature indexes (read-only) to dedupe against: their documents are always kept."""
+
+    def num_hashes(self) -> int:
+        return self.num_bands * self.band_size
+
+    def validate(self) -> None:
+        for field in ("ngram_length", "num_bands", "band_size"):
+            if getattr(self, field) < 1:
+                raise ConfigError(f"must be >= 1, got {getattr(self, field)}", path=f"dedupe.minhash.{field}")
+        if self.num_hashes() > 1024:
+            raise ConfigError(f"num_bands x band_size is {self.num_hashes()}, more than 1024", path="dedupe.minhash", hint="the defaults are 14 x 8")
+        if not 0 <= self.seed < 2**63:
+            raise ConfigError(f"must be in [0, 2**63), got {self.seed}", path="dedupe.minhash.seed")
+        if self.threshold is not None and not 0 < self.threshold <= 1:
+            raise ConfigError(f"must be in (0, 1], got {self.threshold}", path="dedupe.minhash.threshold")
+        keep = self.keep
+        sources = [name for name in ("field", "attribute") if getattr(keep, name)]
+        if keep.by == "first" and sources:
+            raise ConfigError(f"keep.{sources[0]} needs keep.by highest or lowest", path="dedupe.minhash.keep.by")
+        if keep.by != "first" and len(sources) != 1:
+            raise ConfigError(
+                f"keep.by {keep.by} needs exactly one of keep.field and keep.attribute",
+                path="dedupe.minhash.keep",
+                hint="e.g. --dedupe.minhash.keep.field metadata.quality, or --dedupe.minhash.keep.attribute quality/score",
+            )
+        if keep.field is not None and (not keep.field or any(not part for part in keep.field.split("."))):
+            raise ConfigError(f"not a dotted field name: {keep.field!r}", path="dedupe.minhash.keep.field", hint="e.g. metadata.quality")
+        if keep.attribute is not None and not re.fullmatch(r"[^/]+/[^/]+", keep.attribute):
+            raise ConfigError(f"not <attribute set>/<key>: {keep.attribute!r}", path="dedupe.minhash.keep.attribute", hint="e.g. quality/score")
+
+
 class DedupeConfig(Config):
     """dolma's ``DedupeConfig`` plus ``mode`` (``bloom`` or ``exact``), ``lineage`` (exact mode's table),
     ``all_partitions`` and ``exact_partitions``.
@@ -59,6 +139,7 @@ class DedupeConfig(Config):
     """Name of the attribute set written (unset: the attribute name)."""
     documents: DocumentDedupeConfig | None = None
     paragraphs: ParagraphDedupeConfig | None = None
+    minhash: MinhashDedupeConfig | None = None
     skip_empty: bool = False
     """Skip empty and whitespace-only documents or paragraphs."""
     min_length: int = 0
@@ -73,10 +154,10 @@ class DedupeConfig(Config):
     """Partition whole files instead of keys."""
     document_dir: str = "documents"
     """The path component of document files swapped for attributes/<name>."""
-    mode: Literal["bloom", "exact"] = "bloom"
-    """bloom (dolma's Bloom filter) or exact (DuckDB, no false positives, with a lineage table)."""
+    mode: Literal["bloom", "exact", "minhash"] = "bloom"
+    """bloom (dolma's Bloom filter), exact (DuckDB, no false positives, with a lineage table) or minhash (set by dedupe.minhash)."""
     lineage: str | None = None
-    """Exact mode: file the lineage table (each duplicate and its first occurrence) is written to."""
+    """Exact and minhash modes: file the lineage table (each removed document and the one kept) is written to."""
     all_partitions: bool = False
     """Run every partition in one command, each with its own filter."""
     exact_partitions: int = 1
@@ -84,11 +165,11 @@ class DedupeConfig(Config):
 
     def attribute_name(self) -> str:
         """The attribute key written, with the partition suffix dolma adds (``_<index>``)."""
-        return (self.documents or self.paragraphs).attribute_name + self.partition_suffix()
+        return (self.documents or self.paragraphs or self.minhash).attribute_name + self.partition_suffix()
 
     def attribute_set(self) -> str:
         """The folder name under ``attributes/`` (``name``, else the attribute name), with the partition suffix."""
-        return (self.name or (self.documents or self.paragraphs).attribute_name) + self.partition_suffix()
+        return (self.name or (self.documents or self.paragraphs or self.minhash).attribute_name) + self.partition_suffix()
 
     def partition_suffix(self) -> str:
         return f"_{self.partition_index}" if self.num_partitions > 1 else ""
@@ -147,12 +228,16 @@ class DeduperConfig(Config):
         dedupe = self.dedupe
         if dedupe is None:
             raise ConfigError("the dedupe section is missing", path="dedupe", hint="set dedupe.documents or dedupe.paragraphs")
-        if (dedupe.documents is None) == (dedupe.paragraphs is None):
+        if sum(section is not None for section in (dedupe.documents, dedupe.paragraphs, dedupe.minhash)) != 1:
             raise ConfigError(
-                "either dedupe.documents or dedupe.paragraphs must be specified (not both)",
+                "exactly one of dedupe.documents, dedupe.paragraphs and dedupe.minhash must be specified",
                 path="dedupe",
-                hint="--dedupe.documents.attribute_name A --dedupe.documents.key '$.metadata.url', or --dedupe.paragraphs.attribute_name A",
+                hint="--dedupe.documents.attribute_name A --dedupe.documents.key '$.metadata.url', --dedupe.paragraphs.attribute_name A, or --dedupe.minhash.attribute_name A",
             )
+        if dedupe.minhash is not None:
+            return self._validate_minhash()
+        if dedupe.mode == "minhash":
+            raise ConfigError("mode minhash needs the dedupe.minhash section", path="dedupe.mode", hint="--dedupe.minhash.attribute_name A")
         for field in ("min_length", "min_words"):
             if getattr(dedupe, field) < 0:
                 raise ConfigError(f"must be >= 0, got {getattr(dedupe, field)}", path=f"dedupe.{field}")
@@ -178,6 +263,21 @@ class DeduperConfig(Config):
             _check_document_key(dedupe.key_path())
         if dedupe.mode == "bloom":
             self._validate_bloom_filter()
+        self.compression.codecs()
+        return self
+
+    def _validate_minhash(self) -> DeduperConfig:
+        dedupe = self.dedupe
+        if dedupe.mode == "exact":
+            raise ConfigError("dedupe.minhash is its own mode, not exact", path="dedupe.mode", hint="drop --exact / dedupe.mode exact")
+        dedupe.mode = "minhash"  # the section chooses the mode
+        if dedupe.num_partitions != 1 or dedupe.all_partitions or dedupe.file_partition:
+            raise ConfigError(
+                "minhash mode is not partitioned: its stages are already spread over units",
+                path="dedupe.num_partitions",
+                hint="drop dedupe.num_partitions, all_partitions and file_partition",
+            )
+        dedupe.minhash.validate()
         self.compression.codecs()
         return self
 

@@ -126,6 +126,28 @@ def test_a_rerun_skips_the_shards_of_the_same_recipe_and_redoes_them_when_it_cha
     assert "units_skipped" not in allowing_missing.totals, "allow_missing_attributes shapes the output too"
 
 
+def test_editing_one_stream_redoes_the_shards_of_that_stream_only(corpus, tmp_path):
+    def two_streams(threshold_of_b: float) -> dict:
+        streams = []
+        for name, threshold in (("a", 0.2), ("b", threshold_of_b)):
+            stream = recipe(str(corpus / "documents" / "*.jsonl.gz"), str(tmp_path / name), threshold=threshold)["streams"][0]
+            streams.append({**stream, "name": name})
+        return {"streams": streams}
+
+    mixed(two_streams(0.2))
+    stream_a, stream_b = output_contents(tmp_path / "a"), output_contents(tmp_path / "b")
+    edited = mixed(two_streams(0.6))
+    assert edited.totals["units_skipped"] == 4, "stream a's four shards are kept"
+    assert output_contents(tmp_path / "a") == stream_a
+    assert output_contents(tmp_path / "b") != stream_b
+    assert output_contents(tmp_path / "b") == output_contents(_mixed_alone(two_streams(0.6)["streams"][1], tmp_path / "alone"))
+
+
+def _mixed_alone(stream: dict, output: Path) -> Path:
+    mixed({"streams": [{**stream, "output": {**stream["output"], "path": str(output)}}]})
+    return output
+
+
 @pytest.mark.parametrize("kind", ["local", "serial"])
 def test_the_cli_accepts_an_executor(corpus, tmp_path, kind):
     (tmp_path / "recipe.yaml").write_text(yaml.safe_dump(recipe(str(corpus / "documents" / "*.jsonl.gz"), str(tmp_path / kind), processes=2)))

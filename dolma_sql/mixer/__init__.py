@@ -47,7 +47,11 @@ def run(
     tasks = plan_shards(compile_recipe(config), config, allow_missing_attributes=allow_missing_attributes, warn=warn)
     for index, stream in enumerate(config.streams):
         storage.check_writable(stream.output.path, where=f"streams[{index}].output.path")
-    ledger = Ledger("mix", {"streams": config.streams, "shuffle": config.shuffle, "allow_missing_attributes": allow_missing_attributes})
+    ledger = Ledger(
+        "mix",
+        {"shuffle": config.shuffle, "allow_missing_attributes": allow_missing_attributes},
+        parts={task.key: task.plan.stream for task in tasks},  # editing one stream redoes that stream's shards only
+    )
     totals = run_units(write_shard, tasks, executor=executor, label="mix", ledger=ledger, quiet=quiet)
     return MixResult(totals=totals, shards=len(tasks))
 

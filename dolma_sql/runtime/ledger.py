@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -35,17 +35,32 @@ def fingerprint(options: Any) -> str:
 
 
 class Ledger:
-    """Which units of ``command`` with ``options`` are finished; a unit is known by its ``key``, its main output's URL."""
+    """Which units of ``command`` with ``options`` are finished; a unit is known by its ``key``, its main output's URL.
 
-    def __init__(self, command: str, options: Any, *, rename: bool = True) -> None:
+    ``parts`` maps a key to the part of the options that shapes only its outputs (a mix stream's
+    settings), so that editing one part redoes only the units of that part.
+    """
+
+    def __init__(self, command: str, options: Any, *, parts: Mapping[str, Any] | None = None, rename: bool = True) -> None:
         self.command = command
         self.fingerprint = fingerprint(options)
+        self._parts = parts or {}
+        self._part_fingerprints: dict[int, str] = {}
         self.rename = rename  # False beside outputs on a volume that cannot rename (see storage.staged)
         self._locks: dict[str, RunLock] = {}
         weakref.finalize(self, _release, self._locks)  # at the latest when the ledger goes, or the process ends
 
+    def fingerprint_of(self, key: str) -> str:
+        """The fingerprint of the options that shape ``key``'s outputs."""
+        if key not in self._parts:
+            return self.fingerprint
+        part = self._parts[key]
+        if id(part) not in self._part_fingerprints:  # parts are shared by many keys
+            self._part_fingerprints[id(part)] = fingerprint([self.fingerprint, part])
+        return self._part_fingerprints[id(part)]
+
     def record_url(self, key: str) -> str:
-        return urls.join(urls.parent(key), LEDGER_FOLDER, f"{urls.name(key)}.{self.command}.{self.fingerprint}{RECORD_SUFFIX}")
+        return urls.join(urls.parent(key), LEDGER_FOLDER, f"{urls.name(key)}.{self.command}.{self.fingerprint_of(key)}{RECORD_SUFFIX}")
 
     def claim(self, keys: Iterable[str]) -> None:
         """Take the command's run lock in the ledger folder of every key (see :mod:`.lock`), so that another run of
@@ -105,14 +120,14 @@ class Ledger:
         that a later run with those options does not skip outputs this run replaces."""
         keys = list(keys)
         self.claim(keys)
-        names_by_folder: dict[str, set[str]] = {}
+        fingerprints_by_folder: dict[str, dict[str, str]] = {}
         for key in keys:
-            names_by_folder.setdefault(urls.join(urls.parent(key), LEDGER_FOLDER), set()).add(urls.name(key))
-        for folder, names in names_by_folder.items():
+            fingerprints_by_folder.setdefault(urls.join(urls.parent(key), LEDGER_FOLDER), {})[urls.name(key)] = self.fingerprint_of(key)
+        for folder, fingerprints in fingerprints_by_folder.items():
             for entry in urls.listdir(folder):
                 rest, _, recorded_fingerprint = entry.removesuffix(RECORD_SUFFIX).rpartition(".")
                 name, _, command = rest.rpartition(".")
-                if entry.endswith(RECORD_SUFFIX) and name in names and command == self.command and recorded_fingerprint != self.fingerprint:
+                if entry.endswith(RECORD_SUFFIX) and name in fingerprints and command == self.command and recorded_fingerprint != fingerprints[name]:
                     urls.remove(urls.join(folder, entry))
 
     def forget(self, keys: Iterable[str]) -> None:

@@ -25,7 +25,7 @@ from dolma_sql.errors import DolmaSqlError  # noqa: E402
 
 app = typer.Typer(
     name="dolma-sql",
-    help="Dolma's corpus toolkit (tag, dedupe, mix, tokens, stat) on DuckDB + Arrow.",
+    help="Dolma's corpus toolkit (tag, dedupe, mix, tokens, stat, warc) on DuckDB + Arrow.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

@@ -29,7 +29,7 @@ def flattened(text: str) -> str:
 
 def test_every_command_that_takes_dolmas_flags_has_a_config_schema():
     takes_flags = sorted(name for name, command in COMMANDS.items() if command.context_settings.get("allow_extra_args"))
-    assert takes_flags == CONFIGURED == ["dedupe", "list", "mix", "stat", "tag", "tokens"]
+    assert takes_flags == CONFIGURED == ["dedupe", "list", "mix", "stat", "tag", "tokens", "warc"]
 
 
 @pytest.mark.parametrize("command", CONFIGURED)

@@ -1,0 +1,137 @@
+"""Text extraction with a time limit per page.
+
+Linearizers are C extensions (resiliparse) or lxml-heavy Python (trafilatura) that can spin for
+minutes on hostile HTML, and a C call cannot be interrupted from inside its process. So pages go
+to a separate extraction process (one per worker, kept across files), which answers page by page;
+a page that runs past the limit gets that process killed and restarted on the pages after it,
+and is rejected as ``timeout`` (``crashed`` if the process died on it, ``failed`` if the library
+raised). With no limit the linearizer runs in the worker itself.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+
+from dolma_sql.warc.linearizers import make_linearizer
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A page without text: ``reason`` is ``timeout``, ``crashed`` or ``failed``; ``detail`` says more."""
+
+    reason: str
+    detail: str
+
+
+class InProcessExtractor:
+    """The linearizer in this process, unbounded."""
+
+    def __init__(self, linearizer: str) -> None:
+        self.linearize = make_linearizer(linearizer)
+
+    def extract(self, pages: list[str]) -> list[str | Rejected]:
+        results: list[str | Rejected] = []
+        for html in pages:
+            try:
+                results.append(self.linearize(html))
+            except Exception as error:
+                results.append(Rejected("failed", f"{type(error).__name__}: {error}"))
+        return results
+
+    def close(self) -> None:
+        pass
+
+
+class BoundedExtractor:
+    """The linearizer in an extraction process, each page given at most ``time_limit`` seconds."""
+
+    def __init__(self, linearizer: str, time_limit: float) -> None:
+        self.linearizer = linearizer
+        self.time_limit = time_limit
+        self._process: subprocess.Popen | None = None
+        self._requests: Connection | None = None
+        self._results: Connection | None = None
+
+    def extract(self, pages: list[str]) -> list[str | Rejected]:
+        results: list[str | Rejected] = []
+        while len(results) < len(pages):
+            results += self._extract_until_failure(pages[len(results):])
+        return results
+
+    def _extract_until_failure(self, pages: list[str]) -> list[str | Rejected]:
+        """Results of the first pages, up to and including the first one that times out or kills the process."""
+        self._start()
+        try:
+            self._requests.send(pages)
+        except OSError:  # died between batches (killed from outside): start again
+            self.close()
+            self._start()
+            self._requests.send(pages)
+        results: list[str | Rejected] = []
+        started = time.monotonic()
+        while len(results) < len(pages):
+            if not self._results.poll(max(0.0, started + self.time_limit - time.monotonic())):
+                self.close()
+                return results + [Rejected("timeout", f"extraction took more than {self.time_limit:g} s")]
+            try:
+                _, ok, value = self._results.recv()
+            except (EOFError, OSError):
+                code = self._process.wait() if self._process is not None else None
+                self.close()
+                return results + [Rejected("crashed", f"the extraction process died (exit status {code})")]
+            results.append(value if ok else Rejected("failed", value))
+            started = time.monotonic()
+        return results
+
+    def _start(self) -> None:
+        if self._process is not None:
+            return
+        to_server_read, to_server_write = os.pipe()
+        from_server_read, from_server_write = os.pipe()
+        command = [sys.executable, "-m", "dolma_sql.warc.extraction_server", self.linearizer, str(to_server_read), str(from_server_write)]
+        try:
+            self._process = subprocess.Popen(command, pass_fds=(to_server_read, from_server_write), stdin=subprocess.DEVNULL)
+        finally:
+            os.close(to_server_read)
+            os.close(from_server_write)
+        self._requests = Connection(to_server_write, readable=False)
+        self._results = Connection(from_server_read, writable=False)
+        try:  # its start-up is not a page's time
+            self._results.recv()
+        except EOFError:
+            code = self._process.wait()
+            self.close()
+            raise RuntimeError(f"the {self.linearizer} extraction process did not start (exit status {code})") from None
+
+    def close(self) -> None:
+        """Stop the extraction process (killed: it may be stuck in a page)."""
+        if self._process is None:
+            return
+        self._process.kill()
+        self._process.wait()
+        self._requests.close()
+        self._results.close()
+        self._process = self._requests = self._results = None
+
+
+_EXTRACTORS: dict[tuple[str, float], InProcessExtractor | BoundedExtractor] = {}
+
+
+def extractor(linearizer: str, time_limit: float) -> InProcessExtractor | BoundedExtractor:
+    """This process's extractor for these settings, kept across the files it converts."""
+    key = (linearizer, time_limit)
+    if key not in _EXTRACTORS:
+        _EXTRACTORS[key] = BoundedExtractor(linearizer, time_limit) if time_limit > 0 else InProcessExtractor(linearizer)
+    return _EXTRACTORS[key]
+
+
+@atexit.register
+def _close_all() -> None:
+    for each in _EXTRACTORS.values():
+        each.close()

@@ -1,0 +1,176 @@
+"""Reading a WARC file into pages: the records upstream's ``dolma warc`` would extract, decoded as it decodes them.
+
+fastwarc parses the records (``response``, ``resource`` and ``warcinfo``) from the decompressed
+stream, so ``uncompressed_offset`` is the record's offset in the uncompressed WARC, as upstream's.
+A record needs a ``WARC-Payload-Digest`` and a ``WARC-Target-URI``; its payload is decoded with the
+HTTP charset, else with the charset charset-normalizer detects, and a page that decodes to nothing
+is skipped. Every record not kept is counted by reason, and the ones that are the input's fault are
+handed to ``reject`` with their offset.
+"""
+
+from __future__ import annotations
+
+import io
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from dolma_sql.errors import InputError
+from dolma_sql.storage import urls
+from dolma_sql.storage.codecs import DECODER_ERRORS, codec_of, decompressed_reader
+from dolma_sql.warc.fields import dolma_timestamp, header_timestamp, payload_id
+
+Counters = dict[str, float]
+Reject = Callable[[int, str, str, str, str], None]
+"""``reject(offset, record type, target URI, reason, detail)``."""
+
+
+@dataclass
+class Page:
+    """A record to extract: its decoded HTML and the fields of its document."""
+
+    offset: int
+    kind: str
+    id: str
+    target_uri: str
+    html: str
+    content_type: str
+    created: str
+    warc_date: str
+    warc_filename: str
+
+
+def read_pages(url: str, *, added: str, counters: Counters, reject: Reject, progress: Callable[[int], None], staging: str | None = None) -> Iterator[Page]:
+    """The pages of the WARC file ``url``, in file order; ``progress(bytes)`` is told how far the raw file has been read.
+
+    Missing or unreadable dates fall back to ``added`` (upstream takes the clock). A corrupt or
+    truncated file is an InputError naming the file and the offset of the last record read.
+    """
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+    warc_date, warc_filename = added, ""
+    offset, read = 0, 0
+    with urls.open_input(url, staging=staging) as raw, decompressed_reader(raw, codec_of(url)) as stream:
+        records = ArchiveIterator(Positioned(stream), record_types=WarcRecordType.response | WarcRecordType.warcinfo | WarcRecordType.resource)
+        try:
+            for record in records:
+                offset = record.stream_pos
+                kind = str(record.record_type)  # response, resource or warcinfo
+                _count(counters, f"records_{kind}")
+                if kind == "warcinfo":
+                    warc_date = dolma_timestamp(record.record_date) if record.record_date else added
+                    warc_filename = record.record_id or ""
+                    continue
+                content = record.reader.read()
+                counters["html_bytes"] = counters.get("html_bytes", 0) + len(content)
+                if (position := _position(raw)) > read:
+                    progress(position - read)
+                    read = position
+                page = _page(record, kind, content, offset, added, reject, counters)
+                if page is not None:
+                    page.warc_date, page.warc_filename = warc_date, warc_filename
+                    yield page
+        except (*DECODER_ERRORS, ValueError) as error:
+            last = f"; the last whole record starts at uncompressed offset {offset}" if offset or read_any(counters) else ""
+            raise InputError(
+                f"corrupt or truncated WARC: reading stopped at byte {_position(raw)} of the file ({type(error).__name__}: {error}){last}",
+                path=url,
+                hint="re-download the file, or leave it out of --documents",
+            ) from None
+
+
+def read_any(counters: Counters) -> bool:
+    return any(counters.get(f"records_{kind}") for kind in ("response", "resource", "warcinfo"))
+
+
+def _page(record, kind: str, content: bytes, offset: int, added: str, reject: Reject, counters: Counters) -> Page | None:
+    headers = record.headers
+    target_uri = headers.get("WARC-Target-URI") or ""
+
+    def skip(reason: str, detail: str, rejected: bool = True) -> None:
+        _count(counters, f"skipped_{reason}")
+        if rejected:
+            reject(offset, kind, target_uri, reason, detail)
+
+    if len(content) < record.content_length:
+        skip("truncated", f"the record ends after {len(content)} of its {record.content_length} bytes")
+        return None
+    digest = headers.get("WARC-Payload-Digest")
+    if not digest:
+        skip("no_digest", "the record has no WARC-Payload-Digest", rejected=False)
+        return None
+    if not target_uri:
+        skip("no_target_uri", "the record has no WARC-Target-URI", rejected=False)
+        return None
+    document_id = payload_id(digest)
+    if document_id is None:
+        skip("bad_digest", f"WARC-Payload-Digest {digest!r} is not algorithm:value")
+        return None
+    html, problem = decode(content, record.http_charset)
+    if not html:
+        if problem:
+            skip("undecodable", problem)
+        else:
+            skip("empty", "the payload is empty or only whitespace", rejected=False)
+        return None
+    if kind == "response":
+        http = record.http_headers
+        content_type = (http.get("Content-Type") or "") if http is not None else ""
+        date = http.get("Date") if http is not None else None
+    else:
+        content_type, date = headers.get("Content-Type") or "", headers.get("WARC-Date")
+    return Page(offset, kind, document_id, target_uri, html, content_type.split(";")[0], header_timestamp(date, added), "", "")
+
+
+def decode(content: bytes, charset: str | None) -> tuple[str, str]:
+    """The payload as text, stripped, and what went wrong when that is empty (``""``: it was only whitespace).
+
+    The HTTP charset first; when it fails (or names no codec Python knows: upstream stops there with
+    an error), the encoding charset-normalizer detects.
+    """
+    if charset:
+        try:
+            text = content.decode(charset).strip()
+        except (UnicodeDecodeError, LookupError):
+            text = ""
+        if text:
+            return text, ""
+    from charset_normalizer import detect
+
+    encoding = detect(content)["encoding"]
+    if not encoding:
+        return "", "" if not content.strip() else "no charset detected"
+    try:
+        return content.decode(str(encoding)).strip(), ""
+    except (UnicodeDecodeError, LookupError) as error:
+        return "", f"detected charset {encoding} does not decode it: {error}"
+
+
+class Positioned(io.RawIOBase):
+    """A reader that knows its position (fastwarc asks a Python stream for it, and decompressors cannot seek)."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        count = self.stream.readinto(buffer)
+        self.position += count
+        return count
+
+    def tell(self) -> int:
+        return self.position
+
+
+def _position(raw) -> int:
+    try:
+        return raw.tell()
+    except (OSError, ValueError):
+        return 0
+
+
+def _count(counters: Counters, key: str) -> None:
+    counters[key] = counters.get(key, 0) + 1

@@ -6,6 +6,7 @@
         --bloom_filter.estimated_doc_count 6_000_000 --bloom_filter.desired_false_positive_rate 0.0001 --processes 4
     dolma-sql -c dedupe.yaml dedupe --exact --report report.json --executor serial
     dolma-sql -c dedupe.yaml dedupe --dedupe.num_partitions 4 --dedupe.all_partitions --executor ray
+    dolma-sql dedupe --documents 'c/documents/*.gz' --dedupe.minhash.attribute_name near_dup --processes 4
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ def register(app: typer.Typer) -> None:
                     typer.echo(f"{job.path} -> {job.attributes}")
             return
         executor = executor_of(config)
-        executor.prepare(extract_file.__module__)
-        parallel_steps = len(partition_configs(config)) > 1 or (config.dedupe.mode == "exact" and config.dedupe.exact_partitions > 1)
+        minhash = config.dedupe.mode == "minhash"
+        executor.prepare("dolma_sql.deduper.minhash_run" if minhash else extract_file.__module__)
+        parallel_steps = minhash or len(partition_configs(config)) > 1 or (config.dedupe.mode == "exact" and config.dedupe.exact_partitions > 1)
         # otherwise not entered: its workers stop after extraction, before the filter or the one aggregation
         with executor if parallel_steps else contextlib.nullcontext():
             result = deduper.run(config, executor=executor)

@@ -230,7 +230,7 @@ class DeduperConfig(Config):
             raise ConfigError("the dedupe section is missing", path="dedupe", hint="set dedupe.documents or dedupe.paragraphs")
         if sum(section is not None for section in (dedupe.documents, dedupe.paragraphs, dedupe.minhash)) != 1:
             raise ConfigError(
-                "exactly one of dedupe.documents, dedupe.paragraphs and dedupe.minhash must be specified",
+                "either dedupe.documents or dedupe.paragraphs or dedupe.minhash must be specified (exactly one)",
                 path="dedupe",
                 hint="--dedupe.documents.attribute_name A --dedupe.documents.key '$.metadata.url', --dedupe.paragraphs.attribute_name A, or --dedupe.minhash.attribute_name A",
             )

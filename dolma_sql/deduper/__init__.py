@@ -1,10 +1,11 @@
-"""``dedupe``: dolma's deduper (Bloom filter) and an exact mode, both deterministic.
+"""``dedupe``: dolma's deduper (Bloom filter), an exact mode and a MinHash near-duplicate mode, all deterministic.
 
 A run plans the input files (:mod:`.plan`), extracts each file's keys in parallel units
 (:mod:`.extract`: :mod:`.keys` in dolma's checking order, :mod:`.fingerprints`, tables in
 :mod:`.intermediates`), resolves the duplicates in input-file order (:mod:`.bloom_run` through the
 filter of :mod:`.bloom`, or :mod:`.exact_run` with DuckDB aggregations in hash-partition units),
-writes the attribute files (:mod:`.attributes`) and returns its :mod:`.report`. With
+writes the attribute files (:mod:`.attributes`) and returns its :mod:`.report`. Minhash mode
+(:mod:`.minhash_run`) has stages of its own. With
 ``dedupe.all_partitions`` every Bloom partition is one unit (:mod:`.partitions`). Outputs do not
 depend on the number of processes, the executor, or the order units finish in; a killed run resumes
 from its ledgers.
@@ -30,6 +31,7 @@ def run(config: DeduperConfig, *, executor: Executor, quiet: bool = False) -> Re
     filter, or exact mode's lineage table), the JSON report when ``config.report`` names one, and return the report."""
     from dolma_sql.deduper.bloom_run import run_bloom  # here: workers import this package for extract_file alone
     from dolma_sql.deduper.exact_run import run_exact
+    from dolma_sql.deduper.minhash_run import run_minhash
     from dolma_sql.deduper.partitions import partition_configs, run_partitions
 
     started = time.perf_counter()
@@ -43,7 +45,9 @@ def run(config: DeduperConfig, *, executor: Executor, quiet: bool = False) -> Re
         settings = settings_of(config)
         jobs = plans[0]
         work = work_folder(config, jobs)
-        if settings.exact:
+        if config.dedupe.mode == "minhash":
+            report = run_minhash(config, jobs, work, executor, quiet=quiet)
+        elif settings.exact:
             report = run_exact(config, settings, jobs, work, executor, quiet=quiet)
         else:
             report = run_bloom(config, settings, jobs, work, executor, quiet=quiet)
@@ -60,7 +64,7 @@ def _check_destinations(config: DeduperConfig, jobs: list[FileJob]) -> None:
     if config.is_s3_volume:
         return
     folders = {urls.parent(job.attributes): "documents" for job in jobs}
-    if config.dedupe.mode == "exact" and jobs:
+    if config.dedupe.mode in ("exact", "minhash") and jobs:
         folders.setdefault(urls.parent(lineage_url(config, jobs)), "dedupe.lineage")
     elif config.dedupe.mode == "bloom" and not config.bloom_filter.read_only:
         folders.setdefault(urls.parent(config.bloom_filter.file), "bloom_filter.file")

@@ -37,7 +37,7 @@ def finish_group(unit: StepUnit) -> Counters:
     with scratch_folder(plan) as scratch:
         connection = duckdb_connection(plan, scratch)
         try:
-            partitions = [_file_rows(plan.duplicates_url(partition), files) for partition in range(plan.partitions)]
+            partitions = [file_rows(plan.duplicates_url(partition), files) for partition in range(plan.partitions)]
             connection.register("duplicates", pa.concat_tables(partitions))
             connection.execute(render(load_sql("dedupe_exact_group_ids")))
             return finish_files(plan, jobs, files, connection, part=unit.key)
@@ -65,7 +65,7 @@ def finish_files(plan: ExactPlan, jobs: list[FileJob], files: range, connection,
     return stats.counters()
 
 
-def _file_rows(url: str, files: range) -> pa.Table:
+def file_rows(url: str, files: range) -> pa.Table:
     """The rows of ``files`` in a table ordered by file: only the row groups whose file statistics overlap them are read."""
     import pyarrow.parquet as pq
 
@@ -96,19 +96,20 @@ def join_lineage(unit: StepUnit) -> Counters:
     return {"lineage_rows": write_lineage(unit.key, rows(), plan, final=True)}
 
 
-def write_lineage(url: str, batches: Iterable[pa.RecordBatch], plan: ExactPlan, *, final: bool) -> int:
+def write_lineage(url: str, batches: Iterable[pa.RecordBatch], plan: ExactPlan, *, final: bool, schema: pa.Schema = LINEAGE_SCHEMA) -> int:
     """Write rows in row groups of :data:`LINEAGE_ROW_GROUP` (the last one shorter), so that the same rows
-    make the same bytes however they were split; ``final``: the lineage table itself (written as outputs are)."""
+    make the same bytes however they were split; ``final``: the lineage table itself (written as outputs are).
+    ``schema``: exact mode's columns, or minhash mode's."""
     import pyarrow.parquet as pq
 
     remove_temps(url)  # of a writer killed before it committed
     count = 0
     with storage.staged(url, staging=plan.writing.staging, rename=plan.writing.rename or not final) as temp:
-        with pq.ParquetWriter(temp, LINEAGE_SCHEMA) as writer:
-            pending = pa.table({name: [] for name in LINEAGE_SCHEMA.names}, schema=LINEAGE_SCHEMA)
+        with pq.ParquetWriter(temp, schema) as writer:
+            pending = schema.empty_table()
             for batch in batches:
                 count += batch.num_rows
-                pending = pa.concat_tables([pending, pa.Table.from_batches([batch]).cast(LINEAGE_SCHEMA)])
+                pending = pa.concat_tables([pending, pa.Table.from_batches([batch]).cast(schema)])
                 whole = pending.num_rows // LINEAGE_ROW_GROUP * LINEAGE_ROW_GROUP
                 if whole:
                     writer.write_table(pending.slice(0, whole), row_group_size=LINEAGE_ROW_GROUP)

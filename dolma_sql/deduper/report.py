@@ -39,8 +39,11 @@ class Report:
     fill_ratio: float | None = None
     estimated_false_positive_rate: float | None = None
     lineage: str | None = None
+    minhash: dict | None = None
+    """Minhash mode's figures: clusters, their sizes, documents removed, seconds per stage."""
 
     def as_dict(self) -> dict:
+        figures = {"minhash": self.minhash} if self.minhash is not None else {}
         return {
             "mode": self.mode,
             "seconds": round(self.seconds, 3),
@@ -50,6 +53,7 @@ class Report:
             "fill_ratio": self.fill_ratio,
             "estimated_false_positive_rate": self.estimated_false_positive_rate,
             "lineage": self.lineage,
+            **figures,
         }
 
 
@@ -81,6 +85,16 @@ def print_report(report: Report) -> None:
             ("filter size", f"{report.filter_bits / 8 / 2**20:,.1f} MiB, {report.filter_hashes} hash functions"),
             ("filter fill ratio", f"{report.fill_ratio:.4f}"),
             ("estimated false-positive rate", f"{report.estimated_false_positive_rate:.3g}"),
+        ]
+    if report.minhash is not None:
+        figures = report.minhash
+        sizes = ", ".join(f"{size}: {count:,}" for size, count in list(figures["cluster_sizes"].items())[:8])
+        rows += [
+            ("candidate edges / kept", f"{figures['candidate_edges']:,} / {figures['edges']:,}"),
+            ("clusters (documents)", f"{figures['clusters']:,} ({figures['clustered_documents']:,})"),
+            ("cluster sizes", sizes or "-"),
+            ("documents removed", f"{figures['removed_documents']:,} ({figures['fraction_removed']:.2%})"),
+            ("seconds per stage", ", ".join(f"{name} {value:.2f}" for name, value in figures["stage_seconds"].items())),
         ]
     if report.lineage:
         rows.append(("lineage table", report.lineage))

@@ -1,0 +1,136 @@
+"""MinHash signatures of a batch of texts, vectorized: normalise (Arrow string kernels), cut into shingles and
+hash each once (DuckDB ``hash`` of the words, combined per window), then every hash function is an affine map of
+the shingle hashes followed by a segmented minimum per document (numpy), never a loop over documents.
+
+Hash function ``i`` maps a shingle hash ``h`` to ``a_i * h + b_i`` modulo 2**64 with ``a_i`` odd: a bijection of
+the 64-bit hashes (a permutation, as MinHash asks) whose high bits, which decide the minimum, are a
+multiply-shift universal hash of ``h``. ``a`` and ``b`` come from the seed. A band's bucket is a 64-bit hash of
+its ``band_size`` minimums.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from dolma_sql.deduper.fingerprints import fingerprinter
+from dolma_sql.text import fmix64
+
+HASH_SCHEME = "dolma-sql-minhash/v1"
+"""Stored in a signature index: an index made by another scheme is refused."""
+CHAR_SALT = np.uint64(0x9E3779B97F4A7C15)
+
+
+@dataclass(frozen=True)
+class Shingling:
+    """What shapes a document's signature (picklable; a signature index records it)."""
+
+    shingle: str  # "words" | "chars"
+    ngram_length: int
+    num_bands: int
+    band_size: int
+    seed: int
+    nfkc: bool
+    lowercase: bool
+    punctuation: bool
+    digits: bool
+
+    @property
+    def num_hashes(self) -> int:
+        return self.num_bands * self.band_size
+
+    def coefficients(self) -> tuple[np.ndarray, np.ndarray]:
+        """The multipliers (odd) and offsets of the hash functions."""
+        rng = np.random.Generator(np.random.PCG64(self.seed))
+        a = rng.integers(0, 2**64, self.num_hashes, dtype=np.uint64, endpoint=False) | np.uint64(1)
+        b = rng.integers(0, 2**64, self.num_hashes, dtype=np.uint64, endpoint=False)
+        return a, b
+
+
+def normalized(texts: pa.Array, shingling: Shingling) -> pa.Array:
+    """The texts after NFKC, lower-casing, punctuation and digit folding (each as configured, in this order)."""
+    texts = texts.cast(pa.large_string())
+    if shingling.nfkc:
+        texts = pc.utf8_normalize(texts, "NFKC")
+    if shingling.lowercase:
+        texts = pc.utf8_lower(texts)
+    if shingling.punctuation:
+        texts = pc.replace_substring_regex(texts, r"[\p{P}\p{S}]+", " ")
+    if shingling.digits:
+        texts = pc.replace_substring_regex(texts, r"\p{Nd}+", "0")
+    return texts
+
+
+def tokens(texts: pa.Array, shingling: Shingling) -> tuple[np.ndarray, np.ndarray]:
+    """Per document its number of tokens, and every token's 64-bit hash in document order. Each whitespace run
+    is folded to one space and the text trimmed; tokens are then the words between spaces, or the code points."""
+    folded = pc.utf8_trim_whitespace(pc.replace_substring_regex(texts, r"\s+", " "))
+    empty = pc.equal(folded, "").to_numpy(zero_copy_only=False)
+    if shingling.shingle == "words":
+        words = pc.split_pattern(folded, " ")
+        counts = np.where(empty, 0, pc.list_value_length(words).to_numpy(zero_copy_only=False)).astype(np.int64)
+        flat = pc.list_flatten(pc.if_else(pa.array(empty), pa.scalar([], words.type), words))
+        return counts, fingerprinter(exact=False).raw(flat)[:, 0] if len(flat) else np.zeros(0, np.uint64)
+    counts = pc.utf8_length(folded).to_numpy(zero_copy_only=False).astype(np.int64)
+    points = np.frombuffer("".join(folded.to_pylist()).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    return counts, fmix64(points ^ CHAR_SALT)
+
+
+def shingle_hashes(counts: np.ndarray, token_hashes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per document its number of shingles and the 64-bit hash of every window of ``n`` consecutive tokens (a
+    document with fewer tokens is one shingle of them all; one without tokens has none)."""
+    hasher = fingerprinter(exact=False)
+    firsts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    lengths = np.minimum(counts, n)
+    shingles = np.where(counts > 0, counts - lengths + 1, 0)
+    doc = np.repeat(np.arange(len(counts)), shingles)
+    within = np.arange(len(doc)) - np.repeat(np.cumsum(shingles) - shingles, shingles)
+    starts = firsts[doc] + within
+    window = lengths[doc]
+    result = np.empty(len(doc), dtype=np.uint64)
+    for length in np.unique(window):  # n, and the few shorter lengths of short documents
+        rows = np.flatnonzero(window == length)
+        result[rows] = hasher.windows(token_hashes[:, None], starts[rows], int(length))[:, 0]
+    return shingles, result
+
+
+def minhashes(shingles: np.ndarray, hashes: np.ndarray, shingling: Shingling) -> np.ndarray:
+    """``(documents, num_hashes)`` minimums of every hash function over each document's shingles (all ones
+    for a document without shingles)."""
+    a, b = shingling.coefficients()
+    result = np.full((len(shingles), shingling.num_hashes), np.iinfo(np.uint64).max, dtype=np.uint64)
+    present = np.flatnonzero(shingles > 0)
+    if len(present) == 0:
+        return result
+    starts = (np.cumsum(shingles) - shingles)[present]
+    mapped = np.empty(len(hashes), dtype=np.uint64)
+    for index in range(shingling.num_hashes):
+        np.multiply(hashes, a[index], out=mapped)
+        mapped += b[index]
+        result[present, index] = np.minimum.reduceat(mapped, starts)
+    return result
+
+
+def band_hashes(signatures: np.ndarray, shingling: Shingling) -> np.ndarray:
+    """``(documents, num_bands)`` 64-bit buckets: each band's minimums combined and mixed."""
+    bands = signatures.reshape(len(signatures), shingling.num_bands, shingling.band_size)
+    combined = np.zeros((len(signatures), shingling.num_bands), dtype=np.uint64)
+    for offset in range(shingling.band_size):
+        combined *= np.uint64(0x100000001B3)
+        combined += bands[:, :, offset]
+    return fmix64(combined)
+
+
+def signatures_of(texts: pa.Array, shingling: Shingling) -> tuple[np.ndarray, np.ndarray]:
+    """Per document: its number of shingles and its signature."""
+    counts, token_hashes = tokens(normalized(texts, shingling), shingling)
+    shingles, hashes = shingle_hashes(counts, token_hashes, shingling.ngram_length)
+    return shingles, minhashes(shingles, hashes, shingling)
+
+
+def estimated_jaccard(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Per row, the fraction of equal minimums of two signatures: an unbiased estimate of the Jaccard similarity."""
+    return (left == right).mean(axis=1)

@@ -78,7 +78,7 @@ class WarcConfig(Config):
         if not self.source_name:
             raise ConfigError("no source name given", path="source_name", hint="pass --source_name NAME (written to each document's source)")
         if self.linearizer not in LINEARIZERS:
-            close = difflib.get_close_matches(self.linearizer, LINEARIZERS, n=2, cutoff=0.3)
+            close = difflib.get_close_matches(self.linearizer, LINEARIZERS, n=2, cutoff=0.6)
             hint = f"did you mean {' or '.join(close)}?" if close else f"use one of {', '.join(LINEARIZERS)}"
             raise ConfigError(f"unknown linearizer {self.linearizer!r}", path="linearizer", hint=hint)
         if self.processes < 1:

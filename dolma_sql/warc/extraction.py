@@ -17,6 +17,9 @@ import sys
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
+
+import dolma_sql
 
 from dolma_sql.warc.linearizers import make_linearizer
 
@@ -96,7 +99,7 @@ class BoundedExtractor:
         from_server_read, from_server_write = os.pipe()
         command = [sys.executable, "-m", "dolma_sql.warc.extraction_server", self.linearizer, str(to_server_read), str(from_server_write)]
         try:
-            self._process = subprocess.Popen(command, pass_fds=(to_server_read, from_server_write), stdin=subprocess.DEVNULL)
+            self._process = subprocess.Popen(command, pass_fds=(to_server_read, from_server_write), stdin=subprocess.DEVNULL, env=_same_package_environment())
         finally:
             os.close(to_server_read)
             os.close(from_server_write)
@@ -118,6 +121,13 @@ class BoundedExtractor:
         self._requests.close()
         self._results.close()
         self._process = self._requests = self._results = None
+
+
+def _same_package_environment() -> dict[str, str]:
+    """This environment, with this process's dolma_sql first on the path: the server runs the same code as its worker."""
+    root = str(Path(dolma_sql.__file__).resolve().parent.parent)
+    paths = [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
 _EXTRACTORS: dict[tuple[str, float], InProcessExtractor | BoundedExtractor] = {}

@@ -7,13 +7,11 @@ entry complete, so an interrupted run is redone instead of reused half-written.
 
     from common import corpus, upstream_attributes, measure, Row, print_table, oracle_dolma, dolma_sql_cmd
 
-The module is also a small CLI for the I/O floor every bench compares against:
-``python bench/common.py floor OUT_DIR FILE... --processes N``.
+The floors every bench compares against are in ``floors.py``.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import fcntl
 import json
@@ -220,10 +218,32 @@ class Result:
     stdout: str
     stderr: str
     cpu_seconds: float = 0.0  # user+sys of the process and its reaped children: robust to a busy machine
+    driver_peak_mb: float | None = None  # the command's own process (for dolma-sql: the caller, which may run units too)
+    worker_peaks_mb: tuple[float, ...] = ()  # every descendant process (pool workers, helpers), largest first
+
+    @property
+    def largest_process_mb(self) -> float | None:
+        """Peak RSS of the largest single process: what one core of a big node must hold."""
+        peaks = [p for p in (self.driver_peak_mb, *self.worker_peaks_mb) if p is not None]
+        return max(peaks) if peaks else None
 
 
-def _tree_rss(proc: psutil.Process) -> int:
-    """RSS of a process and all its descendants right now (concurrent workers add up)."""
+def _high_water_kb(pid: int) -> int:
+    """The kernel's peak RSS of one process so far (``VmHWM``), so a sample between two polls loses nothing
+    but the growth in its last poll interval; 0 when it has gone."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _sample(proc: psutil.Process, peaks: dict[int, int]) -> int:
+    """RSS of a process and all its descendants right now (concurrent workers add up); each member's
+    high-water mark is kept in ``peaks`` (bytes, by pid)."""
     total = 0
     try:
         members = [proc, *proc.children(recursive=True)]
@@ -231,17 +251,21 @@ def _tree_rss(proc: psutil.Process) -> int:
         return 0
     for member in members:
         try:
-            total += member.memory_info().rss
+            rss = member.memory_info().rss
         except psutil.Error:
-            pass
+            continue
+        total += rss
+        peaks[member.pid] = max(peaks.get(member.pid, 0), rss, _high_water_kb(member.pid) * 1024)
     return total
 
 
 def measure(cmd: Sequence[str], cwd: Path | str | None = None, env: dict | None = None, poll: float = 0.05) -> Result:
-    """Run ``cmd``; wall seconds and peak RSS of its whole process tree (sampled every ``poll`` s).
+    """Run ``cmd``; wall and CPU seconds, peak RSS of its whole process tree (sampled every ``poll`` s)
+    and of each process in it (the driver, and every worker by its own high-water mark).
 
-    RSS of concurrent processes is summed, so shared pages count once per process: a fair,
-    slightly pessimistic figure for fork-based pools, and exact for single-process runs.
+    RSS of concurrent processes is summed for the tree, so shared pages count once per process: a fair,
+    slightly pessimistic figure for fork-based pools, and exact for single-process runs. The per-process
+    peaks are what a worker holds, the figure that multiplies by the cores of a node.
     """
     full_env = None if env is None else {**os.environ, **env}
     parent_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -250,22 +274,28 @@ def measure(cmd: Sequence[str], cwd: Path | str | None = None, env: dict | None 
         popen = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=full_env, stdout=out, stderr=err)
         proc = psutil.Process(popen.pid)
         peak = 0
+        peaks: dict[int, int] = {}
         while True:
             pid, status, usage = os.wait4(popen.pid, os.WNOHANG)
             if pid:
                 break
-            peak = max(peak, _tree_rss(proc))
+            peak = max(peak, _sample(proc, peaks))
             time.sleep(poll)
         seconds = time.perf_counter() - started
         popen.returncode = os.waitstatus_to_exitcode(status)
         # the kernel's max-RSS of the child (or its largest reaped descendant) is a lower bound, unless it
         # is this process's own: Linux carries the high-water mark of the memory a child execs from (ours)
-        if usage.ru_maxrss > parent_peak:
-            peak = max(peak, usage.ru_maxrss * 1024)
+        largest_reaped = usage.ru_maxrss * 1024 if usage.ru_maxrss > parent_peak else 0
+        peak = max(peak, largest_reaped)
+        driver = peaks.pop(popen.pid, 0)
+        workers = sorted(peaks.values(), reverse=True)
+        if not workers:  # one process: the kernel's figure is exact, and catches a peak in the last poll interval
+            driver = max(driver, largest_reaped)
         out.seek(0)
         err.seek(0)
         return Result(seconds, peak / 2**20, popen.returncode, out.read().decode(errors="replace"),
-                      err.read().decode(errors="replace"), usage.ru_utime + usage.ru_stime)
+                      err.read().decode(errors="replace"), usage.ru_utime + usage.ru_stime,
+                      driver / 2**20 if driver else None, tuple(w / 2**20 for w in workers))
 
 
 # ------------------------------------------------------------------------------ reporting
@@ -281,12 +311,28 @@ class Row:
     ok: bool = True
     note: str = ""
     cpu_seconds: float | None = None
+    driver_peak_mb: float | None = None
+    worker_peaks_mb: tuple[float, ...] = ()
 
     @classmethod
     def of(cls, system: str, result: Result, info: CorpusInfo, note: str = "") -> Row:
         ok = result.returncode == 0
         return cls(system, result.seconds, info.docs, info.bytes_uncompressed, result.peak_rss_mb, ok,
-                   note or ("" if ok else f"rc={result.returncode}: {_last_line(result.stderr)}"), result.cpu_seconds)
+                   note or ("" if ok else f"rc={result.returncode}: {_last_line(result.stderr)}"), result.cpu_seconds,
+                   result.driver_peak_mb, tuple(result.worker_peaks_mb))
+
+    @property
+    def largest_process_mb(self) -> float | None:
+        peaks = [p for p in (self.driver_peak_mb, *self.worker_peaks_mb) if p is not None]
+        return max(peaks) if peaks else None
+
+    def processes_text(self, shown: int = 3) -> str:
+        """``driver | worker, worker, …`` peak RSS in MB, the largest workers first."""
+        if self.driver_peak_mb is None:
+            return "–"
+        workers = ", ".join(f"{w:,.0f}" for w in self.worker_peaks_mb[:shown])
+        more = f" +{len(self.worker_peaks_mb) - shown}" if len(self.worker_peaks_mb) > shown else ""
+        return f"{self.driver_peak_mb:,.0f}" + (f" | {workers}{more}" if workers else "")
 
 
 def _last_line(text: str) -> str:
@@ -302,11 +348,24 @@ def _ratio(base: Row | None, row: Row, field: str) -> str:
     return f"{numerator / denominator:.2f}×"
 
 
-def print_table(rows: Sequence[Row], title: str = "benchmark", baselines: dict[str, str] | None = None) -> None:
-    """Seconds, CPU seconds, docs/s, MB/s (uncompressed input), peak RSS and speed-up ratios against baselines.
+def _times_floor(floor: Row | None, row: Row) -> str:
+    """``row / floor`` for wall and CPU seconds: how many times the floor's work ``row`` costs (1.0 = at the floor)."""
+    if not (floor and floor.ok and row.ok) or row is floor:
+        return "–"
+    wall = f"{row.seconds / floor.seconds:.2f}" if floor.seconds else "–"
+    cpu = f"{row.cpu_seconds / floor.cpu_seconds:.2f}" if row.cpu_seconds and floor.cpu_seconds else "–"
+    return f"{wall} / {cpu}"
+
+
+def print_table(rows: Sequence[Row], title: str = "benchmark", baselines: dict[str, str] | None = None,
+                floors: dict[str, str] | None = None) -> None:
+    """Seconds, CPU seconds, docs/s, MB/s (uncompressed input), peak RSS (process tree, largest single
+    process, driver | workers) and ratios against baselines and floors.
 
     ``baselines`` maps a column header to the system name it divides by (``×`` > 1 means faster
     than that baseline). By default: the fastest successful row whose name starts with "upstream".
+    ``floors`` maps a column header to a floor's system name: the column shows ``row / floor`` for
+    wall and CPU seconds (how close to the limit a row is: 1.0 is at the floor).
     """
     from rich.console import Console
     from rich.table import Table
@@ -315,10 +374,12 @@ def print_table(rows: Sequence[Row], title: str = "benchmark", baselines: dict[s
     if baselines is None:
         upstream = [r for r in rows if r.system.startswith("upstream") and r.ok]
         baselines = {"× vs upstream": min(upstream, key=lambda r: r.seconds).system} if upstream else {}
+    floors = floors or {}
     primary = next(iter(baselines.values()), None)
-    headers = ["system", "seconds", "CPU s", "docs/s", "MB/s", "peak RSS MB", *baselines]
+    headers = ["system", "seconds", "CPU s", "docs/s", "MB/s", "peak RSS MB tree", "largest process MB", "driver | workers MB", *baselines]
     if primary:
         headers.append(f"× CPU vs {primary}")
+    headers.extend(f"{header} (wall / CPU)" for header in floors)
     table = Table(title=title)
     for header in (*headers, "note"):
         table.add_column(header, justify="left" if header in ("system", "note") else "right")
@@ -326,6 +387,8 @@ def print_table(rows: Sequence[Row], title: str = "benchmark", baselines: dict[s
         ratios = [_ratio(by_name.get(name), row, "seconds") for name in baselines.values()]
         if primary:
             ratios.append(_ratio(by_name.get(primary), row, "cpu_seconds"))
+        ratios.extend(_times_floor(by_name.get(name), row) for name in floors.values())
+        largest = row.largest_process_mb
         table.add_row(
             row.system,
             f"{row.seconds:.2f}",
@@ -333,10 +396,12 @@ def print_table(rows: Sequence[Row], title: str = "benchmark", baselines: dict[s
             f"{row.docs / row.seconds:,.0f}" if row.seconds > 0 else "–",
             f"{row.bytes / 1e6 / row.seconds:.1f}" if row.seconds > 0 else "–",
             f"{row.peak_rss_mb:,.0f}",
+            f"{largest:,.0f}" if largest is not None else "–",
+            row.processes_text(),
             *ratios,
             row.note if row.ok else f"[red]FAILED[/red] {row.note}",
         )
-    Console(width=200).print(table)
+    Console(width=260).print(table)
     load = os.getloadavg()
     print(f"load average now: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs "
           "(wall times are only comparable on an otherwise idle machine; CPU s is less sensitive)")
@@ -358,65 +423,5 @@ def save_result(results_file: Path, row: Row, valid_for: str) -> None:
 def saved_results(results_file: Path, valid_for: str) -> dict[str, Row]:
     """The rows saved by earlier runs that are still valid, each noted "(cached)"."""
     saved = json.loads(results_file.read_text()) if results_file.exists() else {}
-    return {name: Row(**{**data, "note": (data["note"] + " (cached)").strip()})
+    return {name: Row(**{**data, "note": (data["note"] + " (cached)").strip(), "worker_peaks_mb": tuple(data.get("worker_peaks_mb", ()))})
             for name, data in saved.items() if data.pop("valid_for", None) == valid_for}
-
-
-# ------------------------------------------------------------------------------ the I/O floor
-def _floor_file(task: tuple[str, str, tuple[str, ...]]) -> int:
-    """Decompress, parse every JSON line, re-serialize, recompress: the work no mixer can skip.
-
-    The files in ``task[2]`` (a mixer's attribute files for these documents) are decompressed
-    and parsed too, but not written.
-    """
-    import msgspec
-    from isal import igzip
-
-    source, target, also = task
-    decoder, encoder = msgspec.json.Decoder(), msgspec.json.Encoder()
-    count = 0
-    with igzip.open(source, "rb") as reader, igzip.open(target, "wb") as writer:
-        for line in reader:
-            writer.write(encoder.encode(decoder.decode(line)) + b"\n")
-            count += 1
-    for path in also:
-        with igzip.open(path, "rb") as reader:
-            for line in reader:
-                decoder.decode(line)
-    return count
-
-
-def floor_cmd(files: Sequence[Path], out_dir: Path, processes: int, attributes: Sequence[str] = ()) -> list[str]:
-    """The subprocess command measuring the floor (so its RSS is measured like everything else).
-
-    With ``attributes``, the floor also reads those attribute sets of every file (dolma's layout).
-    """
-    return [sys.executable, str(Path(__file__).resolve()), "floor", str(out_dir), *map(str, files),
-            "--processes", str(processes), *(["--attributes", *attributes] if attributes else [])]
-
-
-def _floor_main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="common.py floor", description=_floor_file.__doc__)
-    parser.add_argument("out_dir", type=Path)
-    parser.add_argument("files", nargs="+")
-    parser.add_argument("--processes", type=int, default=1)
-    parser.add_argument("--attributes", nargs="*", default=[], help="attribute sets read beside each file")
-    args = parser.parse_args(argv)
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    tasks = [(f, str(args.out_dir / Path(f).name), tuple(f.replace("/documents/", f"/attributes/{name}/") for name in args.attributes))
-             for f in args.files]
-    if args.processes == 1:
-        total = sum(map(_floor_file, tasks))
-    else:
-        import multiprocessing
-
-        with multiprocessing.get_context("spawn").Pool(args.processes) as pool:
-            total = sum(pool.imap_unordered(_floor_file, tasks))
-    print(f"{total} documents", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "floor":
-        sys.exit(_floor_main(sys.argv[2:]))
-    sys.exit("usage: python bench/common.py floor OUT_DIR FILE... [--processes N]")

@@ -7,7 +7,10 @@ On the cached gencorpus corpus, for each mode it runs upstream ``dolma dedupe``,
 that Bloom and exact marked the same documents and that the total number of duplicates equals
 upstream's (upstream with several processes marks the same *number* of duplicates, but which copy
 counts as "first" depends on thread scheduling), and prints seconds, CPU seconds, docs/s, MB/s of
-uncompressed input, peak RSS and the speed ratio against upstream.
+uncompressed input, peak RSS (process tree, and each process) and the speed ratio against upstream, one table
+per mode. Each table has two floors (``floors.py``): the same documents read and parsed, paragraphs split
+and every key hashed, with nothing filtered or written, once with DuckDB's 64-bit hash (Bloom mode's) and
+once with MD5 (exact mode's); each dolma-sql row shows how many times its floor it costs.
 
 Paragraph mode uses the settings of bench/common.py's ``dedupe_paragraphs`` set (skip_empty, a filter
 for 15 keys per document at a false-positive rate of 1e-7); URL mode keys on ``$.metadata.url``.
@@ -22,6 +25,7 @@ import shutil
 from pathlib import Path
 
 from common import CACHE, Row, corpus, corpus_info, dolma_sql_cmd, measure, oracle_dolma, print_table
+from floors import floor_row
 
 MODES = {
     "paragraphs": ["--dedupe.paragraphs.attribute_name", "bff_duplicate_paragraph_spans", "--dedupe.skip_empty"],
@@ -39,6 +43,12 @@ def marks(attributes: Path) -> list[int]:
     return counts
 
 
+def bloom_flags(docs: int) -> list[str]:
+    """A fresh filter sized for ~15 keys a document at a false-positive rate of 1e-7 (both systems' settings)."""
+    return ["--bloom_filter.estimated_doc_count", str(max(1000, docs * 15)),
+            "--bloom_filter.desired_false_positive_rate", "1e-7", "--no-bloom_filter.read_only"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=200_000)
@@ -53,10 +63,8 @@ def main() -> None:
     run_dir.mkdir(parents=True)
     (run_dir / "documents").symlink_to(info.path / "documents")
     documents = str(run_dir / "documents" / "*.jsonl.gz")
-    bloom = ["--bloom_filter.estimated_doc_count", str(max(1000, info.docs * 15)),
-             "--bloom_filter.desired_false_positive_rate", "1e-7", "--no-bloom_filter.read_only"]
+    bloom = bloom_flags(info.docs)
 
-    rows: list[Row] = []
     for mode, flags in MODES.items():
         systems = {
             f"dolma-sql bloom ({mode})": [*dolma_sql_cmd(), "dedupe", *flags, *bloom, "--bloom_filter.file", str(run_dir / f"{mode}.sql.bin")],
@@ -65,6 +73,8 @@ def main() -> None:
         if not args.skip_upstream:
             systems = {f"upstream ({mode})": [str(oracle_dolma()), "dedupe", *flags, *bloom, "--bloom_filter.file",
                                               str(run_dir / f"{mode}.upstream.bin")], **systems}
+        floors = {f"floor, DuckDB hash ({mode})": "hash", f"floor, MD5 ({mode})": "md5"}
+        rows: list[Row] = [floor_row(name, f"dedupe-{mode}", info, args.processes, hash=kind) for name, kind in floors.items()]
         reference = upstream_total = None
         for system, command in systems.items():
             name = system.replace(" ", "_").replace("(", "").replace(")", "")
@@ -83,9 +93,10 @@ def main() -> None:
                     row.note += "" if same_total else " [red]total DIFFERS from upstream[/red]"
             rows.append(row)
             print(f"[bench] {system}: {result.seconds:.2f} s", flush=True)
-    print_table(rows, title=f"dedupe: {info.docs:,} documents, {args.files} files, {args.processes} processes",
-                baselines={"× vs upstream paragraphs": "upstream (paragraphs)", "× vs upstream url": "upstream (url)"}
-                if not args.skip_upstream else {})
+        print_table(rows, title=f"dedupe {mode}: {info.docs:,} documents, {args.files} files, {args.processes} processes "
+                          "(targets: Bloom ≥ 1.5× upstream, exact ≥ 1.2×, each ≤ 1.5× its floor)",
+                    baselines={} if args.skip_upstream else {"× vs upstream": f"upstream ({mode})"},
+                    floors={f"÷ {name.split(' (')[0]}": name for name in floors})
 
 
 if __name__ == "__main__":

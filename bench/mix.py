@@ -13,7 +13,8 @@ On a generated corpus (cached) with upstream-made gopher, PII and paragraph-dedu
 (with ``--repeat N``, the floors and dolma-sql run N times, interleaved, and each shows its median
 run: this machine's speed drifts by 10-20% within minutes, and the median of interleaved runs is the
 steady figure), then checks that every pair produced the same documents (multiset by id, ``metadata.provenance``
-ignored) and prints seconds, docs/s, MB/s of uncompressed input, peak RSS, and speed ratios.
+ignored) and prints seconds, docs/s, MB/s of uncompressed input, peak RSS (process tree and each process), the
+speed ratios to upstream and how many times each floor both dolma-sql mixers cost (wall / CPU).
 The recipes read the corpus and output paths from ``$DOLMA_BENCH_CORPUS`` / ``$DOLMA_BENCH_OUTPUT``,
 so they also run by hand.
 """
@@ -31,8 +32,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from common import (CACHE, Row, corpus, corpus_info, dolma_sql_cmd, floor_cmd, measure, oracle_dolma, print_table,
-                    save_result, saved_results, upstream_attributes)
+from common import (CACHE, Row, corpus, corpus_info, dolma_sql_cmd, measure, oracle_dolma, print_table, save_result, saved_results,
+                    upstream_attributes)
+from floors import floor_row
 
 RECIPES = Path(__file__).resolve().parent / "recipes"
 SYNTAXES = ("jsonpath", "jq")
@@ -151,9 +153,9 @@ CHECKS = [("upstream jsonpath", "upstream jq")] + [(f"upstream {s}", f"dolma-sql
 def run_system(system: str, corpus_dir: Path, run_dir: Path, processes: int) -> Row:
     info = corpus_info(corpus_dir)
     if system in FLOORS:
-        result = measure(floor_cmd(info.files, run_dir / "floor", processes, FLOORS[system]))
+        row = floor_row(system, "documents", info, processes, out_dir=run_dir / "floor", attributes=FLOORS[system])
         shutil.rmtree(run_dir / "floor", ignore_errors=True)
-        return Row.of(system, result, info)
+        return row
     tool, syntax = system.split()
     prefix = [str(oracle_dolma())] if tool == "upstream" else dolma_sql_cmd()
     return Row.of(system, run_mix(system, prefix, syntax, corpus_dir, output_dir(run_dir, system), processes), info)
@@ -228,10 +230,7 @@ def main(argv=None) -> int:
     table = list(rows.values())
     upstream_best = min((r for r in table if r.system.startswith("upstream") and r.ok), key=lambda r: r.seconds, default=None)
     baselines = {f"× vs {upstream_best.system}": upstream_best.system} if upstream_best else {}
-    if FLOOR in rows:
-        baselines["× vs floor"] = FLOOR
-    if FLOOR_WITH_ATTRIBUTES in rows:
-        baselines["× vs floor+attrs"] = FLOOR_WITH_ATTRIBUTES
+    floors = {header: name for header, name in (("÷ floor", FLOOR), ("÷ floor+attrs", FLOOR_WITH_ATTRIBUTES)) if name in rows}
     if args.repeat > 1 and FLOOR in runs:  # ratios within one attempt: both ran minutes apart at most
         for system in (s for s in runs if s.startswith("dolma-sql")):
             ratios = sorted(ours.seconds / floor.seconds for ours, floor in zip(runs[system], runs[FLOOR]) if ours.ok and floor.ok)
@@ -239,7 +238,7 @@ def main(argv=None) -> int:
                 listed = ", ".join(f"{r:.2f}" for r in ratios)
                 print(f"{system} / floor, attempt by attempt: {listed} (median {ratios[(len(ratios) - 1) // 2]:.2f}×)")
     print_table(table, title=f"mix: {info.docs:,} docs, {info.bytes_uncompressed / 1e6:,.0f} MB JSONL in {len(info.files)} files, "
-                             f"{args.processes} processes", baselines=baselines)
+                             f"{args.processes} processes (target: JSONPath and jq each ≤ 2× the floor)", baselines=baselines, floors=floors)
     return 1 if mismatches or not all(r.ok for r in table) else 0
 
 

@@ -5,7 +5,9 @@
 Cases: (a) gopher_v1, (b) c4_v2, (c) pii_regex_with_counts_fast_v2, (d) cld2_en_paragraph_with_doc_score_v2,
 (e) all four in one run. For each case it runs upstream and then dolma-sql (``--ignore_existing``) with the
 same documents, taggers and process count, checks that every attribute file is equal (ids, keys, spans,
-scores within 1e-5) and prints seconds, CPU seconds, docs/s, MB/s, peak RSS and the ratios.
+scores within 1e-5) and prints seconds, CPU seconds, docs/s, MB/s, peak RSS (process tree and each process),
+the ratio to upstream and how many times its floor dolma-sql costs: the case's taggers' kernels alone over
+pre-decoded Arrow batches (``pycld2.detect`` calls alone for cld2; ``floors.py``).
 Upstream's timings and outputs are saved under ``bench/.cache/``; ``--skip-upstream`` reuses them
 (marked "cached") so dolma-sql can be re-measured without paying upstream again.
 """
@@ -19,6 +21,7 @@ import shutil
 from pathlib import Path
 
 from common import CACHE, Row, corpus, corpus_info, dolma_sql_cmd, measure, oracle_dolma, print_table, save_result, saved_results
+from floors import floor_row
 
 CASES = {
     "a": ["gopher_v1"],
@@ -27,6 +30,9 @@ CASES = {
     "d": ["cld2_en_paragraph_with_doc_score_v2"],
     "e": ["gopher_v1", "c4_v2", "pii_regex_with_counts_fast_v2", "cld2_en_paragraph_with_doc_score_v2"],
 }
+FLOOR_KINDS = {"a": "tag-gopher", "b": "tag-c4", "c": "tag-pii", "d": "tag-cld2", "e": "tag-all"}
+"""Each case's floor (``floors.py``): the taggers' kernels alone over pre-decoded Arrow batches (for cld2,
+the ``pycld2.detect`` calls alone)."""
 
 
 def rows_of(path: Path) -> list[dict]:
@@ -91,10 +97,12 @@ def main() -> None:
             note = "attributes equal" if not diff else f"DIFFERENT: {diff}"
         rows.append(Row.of(f"dolma-sql {label}", ours, info, note=note))
         shutil.rmtree(corpus_dir / "attributes" / sql_name, ignore_errors=True)
+        rows.append(floor_row(f"floor {label}", FLOOR_KINDS[case], info, args.processes))
     for case in args.cases:
-        pair = [r for r in rows if r.system.split(" ", 1)[1].startswith(f"({case})")]
-        print_table(pair, title=f"dolma tag vs dolma-sql tag, case ({case}), {info.docs:,} docs, {args.processes} processes",
-                    baselines={"× vs upstream": pair[0].system})
+        group = [r for r in rows if r.system.split(" ", 1)[1].startswith(f"({case})")]
+        floors = {"÷ floor": group[-1].system} if group[-1].system.startswith("floor") else {}
+        print_table(group, title=f"dolma tag vs dolma-sql tag, case ({case}), {info.docs:,} docs, {args.processes} processes",
+                    baselines={"× vs upstream": group[0].system}, floors=floors)
 
 
 def differences_renamed(expected_dir: Path, actual_dir: Path, expected_name: str, actual_name: str) -> str:

@@ -5,7 +5,9 @@
 Both run dolma's documented invocation (``--documents GLOB --destination DIR --tokenizer.name_or_path
 tokenizer.json --tokenizer.eos_token_id … --processes N``) one after the other; the table gives
 seconds, CPU seconds (the fairer figure on a busy machine), docs/s, MB/s of uncompressed input,
-tokens/s, peak RSS of the process tree and the speed-ups. Then both outputs are checked to hold the same token sequence for every document
+tokens/s, peak RSS of the process tree and of each process, the speed-ups, and how many times the floor each
+costs: the tokenizer's own ``encode_batch`` over the same texts in the same number of processes with its default
+threads, with no I/O (``floors.py``, kind ``tokens``). Then both outputs are checked to hold the same token sequence for every document
 (keyed by source file and line; the order differs because upstream's is not reproducible).
 """
 
@@ -19,10 +21,13 @@ import sys
 from pathlib import Path
 
 from common import CACHE, SHARED, Row, corpus, corpus_info, dolma_sql_cmd, measure, oracle_dolma, print_table
+from floors import floor_row
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from dolma_sql.runtime.tuning import allocator_environment  # noqa: E402
 from dolma_sql.tokenizer import iter_documents, tokens_stats  # noqa: E402
 
+FLOOR = "floor: the tokenizer's encode_batch alone"
 TOKENIZERS = SHARED / "conformance" / "dolma-669f534" / "tests" / "data" / "tokenizer"
 TOKENIZER_FLAGS = {
     "gpt-neo": ["--tokenizer.name_or_path", str(TOKENIZERS / "gpt-neo-test-tokenizer.json"),
@@ -80,7 +85,14 @@ def main() -> int:
                     f"{stats['documents']:,} docs, {stats['tokens']:,} tokens")
             outputs[name] = destination
         rows.append(Row.of(name, result, info, note=note))
-    print_table(rows, title=f"dolma tokens: {info.docs:,} docs, {args.tokenizer}, --processes {args.processes}")
+    tokenizer_file = TOKENIZER_FLAGS[args.tokenizer][TOKENIZER_FLAGS[args.tokenizer].index("--tokenizer.name_or_path") + 1]
+    print("[bench] running the floor (encode_batch alone) ...", file=sys.stderr)
+    # with the allocator dolma-sql's workers preload (the tokenizer's allocations are much of its time)
+    allocator = allocator_environment("auto")
+    rows.append(floor_row(FLOOR, "tokens", info, args.processes, env=allocator, tokenizer=tokenizer_file))
+    rows[-1].note += f"; LD_PRELOAD={allocator.get('LD_PRELOAD', '(glibc)')}"
+    print_table(rows, title=f"dolma tokens: {info.docs:,} docs, {args.tokenizer}, --processes {args.processes} (target: ≤ 1.3× the floor)",
+                floors={"÷ floor": FLOOR})
     if len(outputs) == 2:
         print("[bench] check:", compare(*outputs.values()))
     return 0 if all(row.ok for row in rows) else 1

@@ -10,6 +10,9 @@ from dolma_sql.text import fmix64
 HASH_SCHEME = "duckdb-hash+fmix64/v1"
 """Stored in a Bloom filter with a canary, so a filter made by an incompatible hash is refused."""
 
+EXACT_SEEDS = (0x64_6F_6C_6D_61, 0x73_71_6C)
+"""Exact mode's two lanes: Polars' string hash (XXH3 seeded from these) once per seed."""
+
 CANARY_STRINGS = ["dolma-sql", "", "é", "a much longer string than a DuckDB inline string"]
 POLY = np.uint64(0x100000001B3)
 POLY2 = np.uint64(0x9E3779B97F4A7C15)
@@ -20,8 +23,10 @@ class Fingerprinter:
 
     A string's fingerprint is ``fmix64(hash(s))``; a sequence's is ``fmix64(sum hash(t_j) * P^(n-1-j))``
     per lane, so a one-token sequence and the same string agree, as dolma's ``[p]`` and ``[t]`` keys do.
-    Bloom mode hashes with DuckDB's vectorized ``hash``. Exact mode uses the two 64-bit halves of MD5:
-    a 128-bit fingerprint, whose collisions are negligible at any corpus size.
+    Bloom mode hashes with DuckDB's vectorized ``hash``. Exact mode hashes each string with XXH3 under
+    two seeds (Polars' ``hash``): a 128-bit fingerprint, whose collisions are negligible at any corpus
+    size, at a fraction of MD5's cost. Polars does not promise the same values across its versions, so
+    :func:`exact_scheme` names the version, and intermediate tables of another one are not reused.
     """
 
     def __init__(self, *, exact: bool, threads: int = 1) -> None:
@@ -35,16 +40,17 @@ class Fingerprinter:
         """``(n, lanes)`` uint64 hashes of the strings (before mixing)."""
         if len(strings) == 0:
             return np.zeros((0, self.lanes), dtype=np.uint64)
+        if self.exact:
+            import polars as pl
+
+            series = pl.Series(strings)
+            return np.stack([series.hash(seed).to_numpy() for seed in EXACT_SEEDS], axis=1).astype(np.uint64)
         self.connection.register("strings", pa.table({"s": strings}))
         try:
-            if self.exact:
-                query = "SELECT (md5_number(s) & 18446744073709551615::UHUGEINT)::UBIGINT AS a, (md5_number(s) >> 64)::UBIGINT AS b FROM strings"
-            else:
-                query = "SELECT hash(s) AS a FROM strings"
-            table = self.connection.sql(query).to_arrow_table()
+            table = self.connection.sql("SELECT hash(s) AS a FROM strings").to_arrow_table()
         finally:
             self.connection.unregister("strings")
-        return np.stack([table.column(i).to_numpy() for i in range(self.lanes)], axis=1).astype(np.uint64)
+        return table.column(0).to_numpy().astype(np.uint64).reshape(-1, 1)
 
     def strings(self, strings: pa.Array) -> np.ndarray:
         return fmix64(self.raw(strings))
@@ -59,6 +65,13 @@ class Fingerprinter:
 
     def canary(self) -> list[int]:
         return [int(x) for x in self.strings(pa.array(CANARY_STRINGS, pa.large_string()))[:, 0]]
+
+
+def exact_scheme() -> str:
+    """What exact mode's fingerprints depend on: the work folder is named by it."""
+    import polars as pl
+
+    return f"polars-hash-xxh3/{pl.__version__}"
 
 
 _FINGERPRINTERS: dict[tuple[bool, int], Fingerprinter] = {}

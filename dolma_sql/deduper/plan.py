@@ -12,6 +12,7 @@ import msgspec
 import xxhash
 
 from dolma_sql.config.dedupe import DeduperConfig
+from dolma_sql.deduper.fingerprints import exact_scheme
 from dolma_sql.errors import ConfigError
 from dolma_sql.layout import swap_segment
 from dolma_sql.runtime.ledger import LEDGER_FOLDER, fingerprint
@@ -123,7 +124,8 @@ def work_folder(config: DeduperConfig, jobs: list[FileJob]) -> str:
     crash finds the files already extracted: in ``work_dir.output`` (any URL that every worker reaches), else
     in a ledger folder next to the outputs (``attributes/.dolma-sql/``: every worker writes there), else (a
     volume that cannot rename, or no files) in the system temp folder."""
-    identity = fingerprint([ledger_options(config), exact_partitions(config), [(job.path, job.size, job.attributes) for job in jobs]])
+    scheme = exact_scheme() if config.dedupe.mode == "exact" else None
+    identity = fingerprint([ledger_options(config), exact_partitions(config), [(job.path, job.size, job.attributes) for job in jobs], scheme])
     name = f"dolma-sql-dedupe-{identity}"
     if config.work_dir.output:
         return urls.join(config.work_dir.output, name)

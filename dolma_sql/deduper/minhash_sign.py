@@ -50,6 +50,8 @@ def sign_file(unit: SignatureUnit) -> Counters:
             if unit.value_field:
                 value = _numbers(batch.table.column(unit.value_field))
             elif values is not None:
+                if batch.first_line - 1 + len(batch) > len(values):
+                    _misaligned(unit, len(values), f"more than {len(values)}")
                 value = values[batch.first_line - 1 : batch.first_line - 1 + len(batch)]
             else:
                 value = pa.nulls(len(batch), pa.float64())
@@ -63,9 +65,13 @@ def sign_file(unit: SignatureUnit) -> Counters:
                                                    np.zeros((0, shingling.num_hashes), np.uint64), pa.nulls(0, pa.float64()), shingling).schema)  # fmt: skip
         writer.close()
         if values is not None and len(values) != documents:
-            raise InputError(f"{unit.value_file} has {len(values)} lines, its documents file {unit.path} has {documents}",
-                             hint="dedupe.minhash.keep.attribute must name attribute files line-aligned with the documents")  # fmt: skip
+            _misaligned(unit, len(values), str(documents))
     return {"documents": documents}
+
+
+def _misaligned(unit: SignatureUnit, lines: int, documents: str) -> None:
+    raise InputError(f"{unit.value_file} has {lines} lines, its documents file {unit.path} has {documents}",
+                     hint="dedupe.minhash.keep.attribute must name attribute files line-aligned with the documents")  # fmt: skip
 
 
 def _table(first_line, ids, texts, shingles, signatures, value, shingling: Shingling) -> pa.Table:

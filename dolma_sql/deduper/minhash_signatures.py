@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dolma_sql.deduper.fingerprints import fingerprinter
+from dolma_sql.deduper.fingerprints import POLY, fingerprinter
 from dolma_sql.text import fmix64
 
 HASH_SCHEME = "dolma-sql-minhash/v1"
@@ -81,18 +81,25 @@ def tokens(texts: pa.Array, shingling: Shingling) -> tuple[np.ndarray, np.ndarra
 
 def shingle_hashes(counts: np.ndarray, token_hashes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per document its number of shingles and the 64-bit hash of every window of ``n`` consecutive tokens (a
-    document with fewer tokens is one shingle of them all; one without tokens has none)."""
-    hasher = fingerprinter(exact=False)
+    document with fewer tokens is one shingle of them all; one without tokens has none). A window's hash is
+    ``fmix64(sum t_j * P^(n-1-j))``, rolled over the whole batch at once, then the windows inside documents taken."""
     firsts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     lengths = np.minimum(counts, n)
     shingles = np.where(counts > 0, counts - lengths + 1, 0)
     doc = np.repeat(np.arange(len(counts)), shingles)
-    within = np.arange(len(doc)) - np.repeat(np.cumsum(shingles) - shingles, shingles)
-    starts = firsts[doc] + within
-    window = lengths[doc]
+    starts = firsts[doc] + np.arange(len(doc)) - np.repeat(np.cumsum(shingles) - shingles, shingles)
+    short = lengths[doc] < n
     result = np.empty(len(doc), dtype=np.uint64)
-    for length in np.unique(window):  # n, and the few shorter lengths of short documents
-        rows = np.flatnonzero(window == length)
+    windows = len(token_hashes) - n + 1
+    if windows > 0:
+        rolled = token_hashes[:windows].copy()
+        for offset in range(1, n):
+            rolled *= POLY
+            rolled += token_hashes[offset : offset + windows]
+        result[~short] = fmix64(rolled[starts[~short]])
+    hasher = fingerprinter(exact=False)
+    for length in np.unique(lengths[doc][short]):  # the one shingle of each short document, by its length
+        rows = np.flatnonzero(short & (lengths[doc] == length))
         result[rows] = hasher.windows(token_hashes[:, None], starts[rows], int(length))[:, 0]
     return shingles, result
 
@@ -119,7 +126,7 @@ def band_hashes(signatures: np.ndarray, shingling: Shingling) -> np.ndarray:
     bands = signatures.reshape(len(signatures), shingling.num_bands, shingling.band_size)
     combined = np.zeros((len(signatures), shingling.num_bands), dtype=np.uint64)
     for offset in range(shingling.band_size):
-        combined *= np.uint64(0x100000001B3)
+        combined *= POLY
         combined += bands[:, :, offset]
     return fmix64(combined)
 

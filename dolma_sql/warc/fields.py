@@ -21,11 +21,24 @@ _DATE_FORMATS = ("%a, %d %b %Y %H:%M:%S %Z", "%Y-%m-%dT%H:%M:%SZ")
 def canonical_url(target_uri: str) -> str:
     """``metadata.url``: the target URI without brackets or quotes, canonicalised (w3lib, then
     url-normalize), without its scheme, a leading ``www``/``wwwN.`` or trailing slashes."""
-    from url_normalize import url_normalize
-    from w3lib.url import canonicalize_url
-
+    canonicalize_url, url_normalize = _url_libraries()
     normalized = str(url_normalize(canonicalize_url(_QUOTES_AND_BRACKETS.sub("", target_uri))))
     return _WWW_OR_TRAILING_SLASHES.sub("", normalized.split("://", 1)[1])
+
+
+@lru_cache(maxsize=1)
+def _url_libraries():
+    """w3lib's and url-normalize's functions, the latter's host step memoised: its IDNA encoding is most of a
+    URL's cost, and a crawl has many pages per host (the step is a pure function of the host)."""
+    import importlib
+
+    from w3lib.url import canonicalize_url
+
+    steps = importlib.import_module("url_normalize.url_normalize")  # the module (the package exports a function of that name)
+
+    if not hasattr(steps.normalize_host, "cache_info"):
+        steps.normalize_host = lru_cache(maxsize=1 << 16)(steps.normalize_host)
+    return canonicalize_url, steps.url_normalize
 
 
 def payload_id(digest: str) -> str | None:

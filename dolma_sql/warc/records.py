@@ -10,6 +10,7 @@ handed to ``reject`` with their offset.
 
 from __future__ import annotations
 
+import codecs
 import io
 
 from collections.abc import Callable, Iterator
@@ -126,7 +127,9 @@ def decode(content: bytes, charset: str | None) -> tuple[str, str]:
     """The payload as text, stripped, and what went wrong when that is empty (``""``: it was only whitespace).
 
     The HTTP charset first; when it fails (or names no codec Python knows: upstream stops there with
-    an error), the encoding charset-normalizer detects.
+    an error), the encoding charset-normalizer detects, as upstream. Valid UTF-8 without a byte-order
+    mark is taken as UTF-8 without asking the detector, which gives UTF-8 (or ASCII) for such pages,
+    at a fraction of the cost.
     """
     if charset:
         try:
@@ -135,6 +138,14 @@ def decode(content: bytes, charset: str | None) -> tuple[str, str]:
             text = ""
         if text:
             return text, ""
+    if not content.startswith(codecs.BOM_UTF8):
+        try:
+            text = content.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            pass
+        else:
+            if text:
+                return text, ""
     from charset_normalizer import detect
 
     encoding = detect(content)["encoding"]

@@ -22,6 +22,8 @@ from dolma_sql.text import fmix64
 HASH_SCHEME = "dolma-sql-minhash/v1"
 """Stored in a signature index: an index made by another scheme is refused."""
 CHAR_SALT = np.uint64(0x9E3779B97F4A7C15)
+WHITESPACE = r"[\s\x{0B}\x{1C}-\x{1F}\x{85}\p{Z}]+"
+"""Unicode whitespace, the characters of Python's ``str.isspace`` (RE2's own class is ASCII only)."""
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,9 @@ def normalized(texts: pa.Array, shingling: Shingling) -> pa.Array:
 
 def tokens(texts: pa.Array, shingling: Shingling) -> tuple[np.ndarray, np.ndarray]:
     """Per document its number of tokens, and every token's 64-bit hash in document order. Each whitespace run
-    is folded to one space and the text trimmed; tokens are then the words between spaces, or the code points."""
-    folded = pc.utf8_trim_whitespace(pc.replace_substring_regex(texts, r"\s+", " "))
+    (:data:`WHITESPACE`) is folded to one space and the text trimmed; tokens are then the words between spaces,
+    or the code points."""
+    folded = pc.utf8_trim_whitespace(pc.replace_substring_regex(texts, WHITESPACE, " "))
     empty = pc.equal(folded, "").to_numpy(zero_copy_only=False)
     if shingling.shingle == "words":
         words = pc.split_pattern(folded, " ")

@@ -1,0 +1,84 @@
+"""Properties of minhash signatures: a document's signature does not depend on the batch it is computed in,
+the estimated Jaccard similarity is within a few standard errors of the exact one over the documented
+shingles, and normalisation is idempotent."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dolma_sql.deduper.minhash_signatures import Shingling, estimated_jaccard, normalized, signatures_of
+
+WORDS = st.sampled_from(["alpha", "Beta", "gamma,", "delta.", "ÉPSILON", "zeta", "eta!", "théta", "ﬁ", "42", "a-b"])
+SPACES = st.sampled_from([" ", "  ", "\t", "\n", "\u00a0", "\u2003", "\x0b", "\x85", "\u3000", "\x1c"])
+TEXTS = st.lists(st.tuples(WORDS, SPACES).map("".join), max_size=40).map("".join) | st.text(max_size=60)
+
+
+def shingling(shingle: str = "words", n: int = 5, seed: int = 1, **normalize) -> Shingling:
+    options = {"nfkc": True, "lowercase": True, "punctuation": True, "digits": False} | normalize
+    return Shingling(shingle, n, 14, 8, seed, **options)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(TEXTS, min_size=1, max_size=12), st.data(), st.sampled_from(["words", "chars"]), st.integers(1, 6))
+def test_a_signature_does_not_depend_on_the_batch(texts, data, shingle, n) -> None:
+    options = shingling(shingle, n)
+    whole_counts, whole = signatures_of(pa.array(texts, pa.large_string()), options)
+    split = data.draw(st.integers(0, len(texts)))
+    parts = [signatures_of(pa.array(part, pa.large_string()), options) for part in (texts[:split], texts[split:])]
+    assert np.array_equal(whole, np.concatenate([part[1] for part in parts]))
+    assert np.array_equal(whole_counts, np.concatenate([part[0] for part in parts]))
+
+
+def reference_shingles(text: str, options: Shingling) -> set:
+    """The documented shingles, written plainly: NFKC, lower-case, punctuation and symbols to spaces, whitespace
+    folded; windows of n words (or characters); a shorter text is one shingle; an empty one has none."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in text)
+    tokens = text.split() if options.shingle == "words" else list(" ".join(text.split()))
+    if not tokens:
+        return set()
+    n = min(options.ngram_length, len(tokens))
+    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from([f"w{i}" for i in range(30)]), min_size=8, max_size=80), st.data(), st.integers(0, 2**32))
+def test_estimated_jaccard_is_near_the_exact_one(words, data, seed) -> None:
+    edits = data.draw(st.lists(st.tuples(st.integers(0, len(words) - 1), st.sampled_from([f"v{i}" for i in range(30)])), max_size=20))
+    other = list(words)
+    for position, word in edits:
+        other[position] = word
+    options = shingling(n=3, seed=seed)
+    first, second = " ".join(words), " ".join(other)
+    a, b = reference_shingles(first, options), reference_shingles(second, options)
+    exact = len(a & b) / len(a | b)
+    counts, signatures = signatures_of(pa.array([first, second], pa.large_string()), options)
+    assert list(counts) == [len(words) - 2, len(other) - 2]
+    estimate = estimated_jaccard(signatures[:1], signatures[1:])[0]
+    # 112 hash functions: standard error sqrt(J(1-J)/112) <= 0.048; five of them, and a little for collisions
+    assert abs(estimate - exact) <= 5 * np.sqrt(exact * (1 - exact) / 112) + 0.02
+
+
+@settings(max_examples=60, deadline=None)
+@given(TEXTS, st.sampled_from(["words", "chars"]))
+def test_the_shingle_count_follows_the_documented_rule(text, shingle) -> None:
+    options = shingling(shingle, 3)
+    tokens = reference_shingles(text, shingling(shingle, 1))
+    counts, _ = signatures_of(pa.array([text], pa.large_string()), options)
+    folded = unicodedata.normalize("NFKC", text).lower()
+    folded = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in folded)
+    length = len(folded.split()) if shingle == "words" else len(" ".join(folded.split()))
+    assert counts[0] == (0 if not tokens else max(1, length - 2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(TEXTS)
+def test_normalisation_is_idempotent(text) -> None:
+    options = shingling()
+    once = normalized(pa.array([text], pa.large_string()), options)
+    assert normalized(once, options).to_pylist() == once.to_pylist()

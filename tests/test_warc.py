@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime
 import gzip
-import hashlib
 import json
 import os
 import shutil
@@ -27,42 +26,12 @@ from dolma_sql.runtime import SerialExecutor
 from dolma_sql.warc import run
 from dolma_sql.warc.fields import canonical_url, header_timestamp
 from dolma_sql.warc.plan import documents_name
+from warc_records import page, response, warcinfo, write_warc
 
 SAMPLES = CONFORMANCE / "tests" / "data" / "warc"
 ADDED = "2024-05-01T12:00:00.000Z"
 KEYS = ["id", "text", "source", "created", "added", "version", "metadata", "attributes"]
 METADATA = ["warc_url", "url", "warc_date", "warc_filename", "content_type", "uncompressed_offset"]
-
-
-# --- a small WARC writer: one gzip member per record, as Common Crawl writes them ---------------------------
-
-def warc_record(kind: str, headers: dict[str, str], block: bytes) -> bytes:
-    lines = [f"WARC/1.0", f"WARC-Type: {kind}", *(f"{k}: {v}" for k, v in headers.items()), f"Content-Length: {len(block)}"]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode() + block + b"\r\n\r\n"
-
-
-def response(url: str, body: bytes, *, charset: str | None = "utf-8", date: str | None = "Wed, 01 May 2024 10:00:00 GMT", digest: bool = True) -> bytes:
-    http = "HTTP/1.1 200 OK\r\n" + f"Content-Type: text/html{'; charset=' + charset if charset else ''}\r\n"
-    http += f"Date: {date}\r\n" if date else ""
-    headers = {"WARC-Target-URI": url, "WARC-Date": "2024-05-01T10:00:01Z", "WARC-Record-ID": f"<urn:uuid:{hashlib.md5(url.encode()).hexdigest()}>"}
-    if digest:
-        headers["WARC-Payload-Digest"] = "sha1:" + hashlib.sha1(body).hexdigest().upper()
-    return warc_record("response", headers | {"Content-Type": "application/http; msgtype=response"}, http.encode() + "\r\n".encode() + body)
-
-
-def warcinfo() -> bytes:
-    return warc_record("warcinfo", {"WARC-Date": "2024-05-01T09:00:00Z", "WARC-Record-ID": "<urn:uuid:info>"}, b"software: test\r\n")
-
-
-def write_warc(path: Path, records: list[bytes]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"".join(gzip.compress(record) for record in records))
-    return path
-
-
-def page(title: str, paragraphs: int = 3) -> bytes:
-    body = "".join(f"<p>{title} paragraph {i} with enough words to count as main content for the extractor.</p>" for i in range(paragraphs))
-    return f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>{body}</article></body></html>".encode()
 
 
 # --- running ------------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import duckdb
 
+from dedupe_helpers import read_attributes
+
 from dolma_sql import deduper
 from dolma_sql.config import config_from
 from dolma_sql.config.dedupe import DeduperConfig
@@ -62,19 +64,11 @@ def run_minhash(config: dict, executor=None) -> deduper.Report:
 
 
 def attribute_rows(root: Path, name: str = "mh") -> dict[str, list[dict]]:
-    rows = {}
-    for path in sorted((root / "attributes" / name).glob("*.jsonl.gz")):
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            rows[path.name] = [json.loads(line) for line in handle]
-    return rows
+    return read_attributes(root, name)
 
 
 def document_rows(root: Path) -> dict[str, list[dict]]:
-    rows = {}
-    for path in sorted((root / "documents").glob("*.jsonl.gz")):
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            rows[path.name] = [json.loads(line) for line in handle]
-    return rows
+    return read_attributes(root, "../documents")  # the same reader: each file's JSON lines, by file name
 
 
 def lineage(path: Path) -> list[dict]:

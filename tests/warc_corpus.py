@@ -1,7 +1,8 @@
-"""Deterministic Common Crawl-style WARC files made from generated HTML pages.
+"""Deterministic Common Crawl-style WARC files made from generated HTML pages, and how two
+conversions of them to documents are compared.
 
-Used by the warc differential tests and by ``bench/warc.py`` (one generator, so the bench measures
-the pages the tests prove equal). Records are written by hand, one gzip member each like Common
+Used by the warc differential tests and by ``bench/warc.py`` (one generator and one comparison, so
+the bench measures the pages the tests prove equal). Records are written by hand, one gzip member each like Common
 Crawl's files, because the interesting cases are malformed ones no WARC writer produces: a
 response without ``WARC-Payload-Digest``, a final record cut short, a charset that lies.
 
@@ -223,6 +224,11 @@ def special_records(rng: random.Random, huge_size: int, nest_depth: int) -> Iter
     # a charset that lies: windows-1252 bytes declared as utf-8
     yield response(rng, "https://example.com/lying-charset", warc_date, html_page(rng, 9002, extra=tuple(ACCENTED)).encode("windows-1252"),
                    "text/html; charset=utf-8", date=date), True
+    # UTF-8 pages whose meta tag names another charset, with one non-ASCII word: charset detection
+    # believes the tag (as browsers do)
+    for name, meta, word in (("mislabelled-latin1", "iso-8859-1", "façade"), ("mislabelled-sjis", "shift_jis", "料理")):
+        page = html_page(rng, 9010, meta_charset=meta).replace("<title>", f"<title>{word} ", 1).replace("<h1>", f"<h1>{word} ", 1)
+        yield response(rng, f"https://example.com/{name}", warc_date, page.encode(), "text/html", date=date), True
     # a response without an HTTP Date (created comes from elsewhere)
     yield response(rng, "https://example.com/no-date", warc_date, html_page(rng, 9003).encode(), "text/html", date=None), True
     # a resource record (content type and date from the WARC headers)
@@ -263,6 +269,7 @@ def write_warc(path: Path | str, *, records: int = 20, seed: int = 0, specials: 
         tail = [record for record, html in ordinary_records(rng, 1, first_index=records + 1000) if html][0]
         tail.truncate_to = -200
         entries.append((tail, False))
+    path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as handle:
         for record, html in entries:
             corpus.offsets.append(handle.tell())
@@ -273,6 +280,21 @@ def write_warc(path: Path | str, *, records: int = 20, seed: int = 0, specials: 
             corpus.records.append(record)
             corpus.html_responses += html
     return corpus
+
+
+def document_differences(expected: dict, got: dict, ignore: set[str] = frozenset({"added"}), prefix: str = "") -> list[str]:
+    """Every field of two documents that differs (metadata and attributes key by key, dotted), as
+    ``field: expected ... got ...``; the dotted fields in ``ignore`` are not compared."""
+    found = []
+    for key in sorted(set(expected) | set(got)):
+        if prefix + key in ignore:
+            continue
+        left, right = expected.get(key, "<absent>"), got.get(key, "<absent>")
+        if isinstance(left, dict) and isinstance(right, dict):
+            found += document_differences(left, right, ignore, f"{prefix}{key}.")
+        elif left != right:
+            found.append(f"{prefix}{key}: expected {str(left)[:300]!r} got {str(right)[:300]!r}")
+    return found
 
 
 def main() -> None:

@@ -350,7 +350,7 @@ def _ratio(base: Row | None, row: Row, field: str) -> str:
 
 def _times_floor(floor: Row | None, row: Row) -> str:
     """``row / floor`` for wall and CPU seconds: how many times the floor's work ``row`` costs (1.0 = at the floor)."""
-    if not (floor and floor.ok and row.ok) or row is floor:
+    if not (floor and floor.ok and row.ok) or row.system.startswith("floor"):
         return "–"
     wall = f"{row.seconds / floor.seconds:.2f}" if floor.seconds else "–"
     cpu = f"{row.cpu_seconds / floor.cpu_seconds:.2f}" if row.cpu_seconds and floor.cpu_seconds else "–"
@@ -365,7 +365,8 @@ def print_table(rows: Sequence[Row], title: str = "benchmark", baselines: dict[s
     ``baselines`` maps a column header to the system name it divides by (``×`` > 1 means faster
     than that baseline). By default: the fastest successful row whose name starts with "upstream".
     ``floors`` maps a column header to a floor's system name: the column shows ``row / floor`` for
-    wall and CPU seconds (how close to the limit a row is: 1.0 is at the floor).
+    wall and CPU seconds (how close to the limit a row is: 1.0 is at the floor), for every row but
+    the floors (whose names start with "floor").
     """
     from rich.console import Console
     from rich.table import Table
@@ -401,7 +402,7 @@ def print_table(rows: Sequence[Row], title: str = "benchmark", baselines: dict[s
             *ratios,
             row.note if row.ok else f"[red]FAILED[/red] {row.note}",
         )
-    Console(width=260).print(table)
+    Console(width=320).print(table)
     load = os.getloadavg()
     print(f"load average now: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs "
           "(wall times are only comparable on an otherwise idle machine; CPU s is less sensitive)")

@@ -73,7 +73,7 @@ def main() -> None:
         if not args.skip_upstream:
             systems = {f"upstream ({mode})": [str(oracle_dolma()), "dedupe", *flags, *bloom, "--bloom_filter.file",
                                               str(run_dir / f"{mode}.upstream.bin")], **systems}
-        floors = {f"floor, DuckDB hash ({mode})": "hash", f"floor, MD5 ({mode})": "md5"}
+        floors = {f"floor hash ({mode})": "hash", f"floor md5 ({mode})": "md5"}
         rows: list[Row] = [floor_row(name, f"dedupe-{mode}", info, args.processes, hash=kind) for name, kind in floors.items()]
         reference = upstream_total = None
         for system, command in systems.items():

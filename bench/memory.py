@@ -109,6 +109,8 @@ def run_command(command: str, processes: int, docs: int, files: int) -> list[tup
     for label, cmd, env in runs:
         print(f"[memory] {label}: {' '.join(cmd)}", file=sys.stderr)
         result = measure([*cmd, "--processes", str(processes)], cwd=work, env=env)
+        if result.returncode != 0:
+            print(f"[memory] {label} failed (rc={result.returncode}):\n{result.stderr[-3000:]}", file=sys.stderr)
         rows.append((label, Row.of(f"{label} ({info.docs:,} docs)", result, info)))
     shutil.rmtree(work, ignore_errors=True)
     return rows

@@ -2,8 +2,9 @@
 
 Linearizers are C extensions (resiliparse) or lxml-heavy Python (trafilatura) that can spin for
 minutes on hostile HTML, and a C call cannot be interrupted from inside its process. So pages go
-to a separate extraction process (one per worker, kept across files), which answers page by page;
-a page that runs past the limit gets that process killed and restarted on the pages after it,
+to a separate extraction process (one per worker, kept across files), which answers in chunks and
+shows on a shared board which page it is on since when; a page that runs past the limit gets that
+process killed and restarted on the pages after it (and on those it had done but not reported),
 and is rejected as ``timeout`` (``crashed`` if the process died on it, ``failed`` if the library
 raised). With no limit the linearizer runs in the worker itself.
 """
@@ -14,6 +15,7 @@ import atexit
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import dolma_sql
 
+from dolma_sql.warc.extraction_server import Board
 from dolma_sql.warc.linearizers import make_linearizer
 
 
@@ -54,55 +57,80 @@ class InProcessExtractor:
 class BoundedExtractor:
     """The linearizer in an extraction process, each page given at most ``time_limit`` seconds."""
 
+    WAKE_SECONDS = 0.1
+    """How often the board is looked at while no result comes."""
+
     def __init__(self, linearizer: str, time_limit: float) -> None:
         self.linearizer = linearizer
         self.time_limit = time_limit
         self._process: subprocess.Popen | None = None
         self._requests: Connection | None = None
         self._results: Connection | None = None
+        self._board: Board | None = None
+        self._batches = 0
 
     def extract(self, pages: list[str]) -> list[str | Rejected]:
-        results: list[str | Rejected] = []
-        while len(results) < len(pages):
-            results += self._extract_until_failure(pages[len(results):])
+        results: list[str | Rejected | None] = [None] * len(pages)
+        todo = list(range(len(pages)))
+        while todo:
+            done, failure = self._extract_until_failure([pages[i] for i in todo])
+            for position, result in enumerate(done):
+                results[todo[position]] = result
+            if failure is None:
+                break
+            position, rejected = failure
+            results[todo[position]] = rejected
+            todo = todo[len(done):position] + todo[position + 1:]  # pages done but not yet reported are done again
         return results
 
-    def _extract_until_failure(self, pages: list[str]) -> list[str | Rejected]:
-        """Results of the first pages, up to and including the first one that times out or kills the process."""
+    def _extract_until_failure(self, pages: list[str]) -> tuple[list[str | Rejected], tuple[int, Rejected] | None]:
+        """The results of the first pages, and the page that ran past the limit or took the process down with it, if one did."""
         self._start()
+        self._batches += 1
         try:
-            self._requests.send(pages)
+            self._requests.send((self._batches, pages))
         except OSError:  # died between batches (killed from outside): start again
             self.close()
             self._start()
-            self._requests.send(pages)
+            self._requests.send((self._batches, pages))
         results: list[str | Rejected] = []
-        started = time.monotonic()
         while len(results) < len(pages):
-            if not self._results.poll(max(0.0, started + self.time_limit - time.monotonic())):
-                self.close()
-                return results + [Rejected("timeout", f"extraction took more than {self.time_limit:g} s")]
             try:
-                _, ok, value = self._results.recv()
+                if self._results.poll(min(self.time_limit, self.WAKE_SECONDS)):
+                    results += [value if ok else Rejected("failed", value) for ok, value in self._results.recv()]
+                    continue
             except (EOFError, OSError):
                 code = self._process.wait() if self._process is not None else None
+                failure = Rejected("crashed", f"the extraction process died (exit status {code})")
+                return results, (self._current_page(len(results)), failure)
+            batch, index, started = self._board.read()
+            if batch == self._batches and index >= len(results) and time.monotonic() - started > self.time_limit:
                 self.close()
-                return results + [Rejected("crashed", f"the extraction process died (exit status {code})")]
-            results.append(value if ok else Rejected("failed", value))
-            started = time.monotonic()
-        return results
+                return results, (index, Rejected("timeout", f"extraction took more than {self.time_limit:g} s"))
+        return results, None
+
+    def _current_page(self, reported: int) -> int:
+        """The page the server was on when it died (the first one not reported if the board is stale)."""
+        batch, index, _ = self._board.read()
+        self.close()
+        return index if batch == self._batches and index >= reported else reported
 
     def _start(self) -> None:
         if self._process is not None:
             return
         to_server_read, to_server_write = os.pipe()
         from_server_read, from_server_write = os.pipe()
-        command = [sys.executable, "-m", "dolma_sql.warc.extraction_server", self.linearizer, str(to_server_read), str(from_server_write)]
+        board_file = tempfile.TemporaryFile()
+        board_file.truncate(Board.size())
+        fds = (to_server_read, from_server_write, board_file.fileno())
+        command = [sys.executable, "-m", "dolma_sql.warc.extraction_server", self.linearizer, *map(str, fds)]
         try:
-            self._process = subprocess.Popen(command, pass_fds=(to_server_read, from_server_write), stdin=subprocess.DEVNULL, env=_same_package_environment())
+            self._process = subprocess.Popen(command, pass_fds=fds, stdin=subprocess.DEVNULL, env=_same_package_environment())
+            self._board = Board(board_file.fileno())
         finally:
             os.close(to_server_read)
             os.close(from_server_write)
+            board_file.close()
         self._requests = Connection(to_server_write, readable=False)
         self._results = Connection(from_server_read, writable=False)
         try:  # its start-up is not a page's time
@@ -120,7 +148,8 @@ class BoundedExtractor:
         self._process.wait()
         self._requests.close()
         self._results.close()
-        self._process = self._requests = self._results = None
+        self._board.close()
+        self._process = self._requests = self._results = self._board = None
 
 
 def _same_package_environment() -> dict[str, str]:

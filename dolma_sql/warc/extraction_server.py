@@ -1,36 +1,76 @@
-"""The extraction process: runs a linearizer over the pages it is sent, one result per page as each finishes.
+"""The extraction process: runs a linearizer over the batches of pages it is sent.
 
-Started by :mod:`.extraction` with two pipe descriptors; it exits when its parent's pipe closes
-and dies with its parent (a pathological page must not outlive the worker that gave up on it).
+It answers in chunks of pages (a message per page would cost as much as a small page's
+extraction), and says on a shared board which page it is on and since when, so that its parent
+can tell a page that runs past the time limit without hearing from it. It is started by
+:mod:`.extraction` with two pipe descriptors and the board's file; it exits when its parent's pipe
+closes and dies with its parent (a pathological page must not outlive the worker that gave up on it).
 """
 
 from __future__ import annotations
 
 import ctypes
+import mmap
 import signal
+import struct
 import sys
+import time
 from multiprocessing.connection import Connection
 
 from dolma_sql.warc.linearizers import make_linearizer
 
 PR_SET_PDEATHSIG = 1
+CHUNK_PAGES = 64
+"""Results sent together at most (fewer when ``CHUNK_SECONDS`` have passed)."""
+CHUNK_SECONDS = 0.05
 
 
-def serve(name: str, read_fd: int, write_fd: int) -> None:
-    """Answer each batch of pages with ``(index, True, text)`` or ``(index, False, error)`` per page."""
+class Board:
+    """The page the server is on: ``(batch number, index in the batch, time.monotonic() when it started)``,
+    in a small shared file (CLOCK_MONOTONIC is one clock for every process of the machine)."""
+
+    LAYOUT = struct.Struct("<qqd")
+
+    def __init__(self, fd: int) -> None:
+        self.map = mmap.mmap(fd, self.LAYOUT.size)
+
+    @classmethod
+    def size(cls) -> int:
+        return cls.LAYOUT.size
+
+    def post(self, batch: int, index: int) -> None:
+        self.LAYOUT.pack_into(self.map, 0, batch, index, time.monotonic())
+
+    def read(self) -> tuple[int, int, float]:
+        return self.LAYOUT.unpack_from(self.map, 0)
+
+    def close(self) -> None:
+        self.map.close()
+
+
+def serve(name: str, read_fd: int, write_fd: int, board_fd: int) -> None:
+    """Answer each ``(batch number, pages)`` with chunks of ``(True, text)`` or ``(False, error)``, one per page in order."""
     linearize = make_linearizer(name)
     requests, results = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
+    board = Board(board_fd)
     results.send("ready")
     while True:
         try:
-            pages = requests.recv()
+            batch, pages = requests.recv()
         except EOFError:
             return
+        chunk: list[tuple[bool, str]] = []
+        sent = time.monotonic()
         for index, html in enumerate(pages):
+            board.post(batch, index)
             try:
-                results.send((index, True, linearize(html)))
+                chunk.append((True, linearize(html)))
             except Exception as error:  # a page the library cannot handle is a rejected page, not a dead server
-                results.send((index, False, f"{type(error).__name__}: {error}"))
+                chunk.append((False, f"{type(error).__name__}: {error}"))
+            if len(chunk) >= CHUNK_PAGES or time.monotonic() - sent > CHUNK_SECONDS:
+                results.send(chunk)
+                chunk, sent = [], time.monotonic()
+        results.send(chunk)
 
 
 def _die_with_parent() -> None:
@@ -42,4 +82,4 @@ def _die_with_parent() -> None:
 
 if __name__ == "__main__":
     _die_with_parent()
-    serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))

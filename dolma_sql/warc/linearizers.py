@@ -14,6 +14,10 @@ from dolma_sql.errors import ConfigError
 
 Linearizer = Callable[[str], str]
 
+RESILIPARSE_SETTINGS = {"preserve_formatting": True, "main_content": True, "list_bullets": True, "alt_texts": False, "links": False,
+                        "form_fields": False, "noscript": False, "comments": True, "skip_elements": None}
+TRAFILATURA_SETTINGS = {"output_format": "txt", "include_comments": False, "include_links": False, "include_tables": False, "no_fallback": False,
+                        "favor_precision": False, "favor_recall": False, "include_formatting": False}
 TRAFILATURA_FLUSH_AFTER = 10_000
 
 
@@ -22,18 +26,7 @@ def resiliparse_linearizer() -> Linearizer:
     from resiliparse.parse.html import HTMLTree
 
     def linearize(html: str) -> str:
-        return extract_plain_text(
-            HTMLTree.parse(html),
-            preserve_formatting=True,
-            main_content=True,
-            list_bullets=True,
-            alt_texts=False,
-            links=False,
-            form_fields=False,
-            noscript=False,
-            comments=True,
-            skip_elements=None,
-        )
+        return extract_plain_text(HTMLTree.parse(html), **RESILIPARSE_SETTINGS)
 
     return linearize
 
@@ -47,17 +40,7 @@ def trafilatura_linearizer() -> Linearizer:
 
     def linearize(html: str) -> str:
         nonlocal extracted
-        text = trafilatura.extract(
-            filecontent=html,
-            output_format="txt",
-            include_comments=False,
-            include_links=False,
-            include_tables=False,
-            no_fallback=False,
-            favor_precision=False,
-            favor_recall=False,
-            include_formatting=False,
-        )
+        text = trafilatura.extract(filecontent=html, **TRAFILATURA_SETTINGS)
         if extracted >= TRAFILATURA_FLUSH_AFTER:
             trafilatura.meta.reset_caches()
             extracted = 0
@@ -75,7 +58,7 @@ def make_linearizer(name: str) -> Linearizer:
     try:
         return FACTORIES[name]()
     except ImportError as error:
-        raise ConfigError(f"the {name} linearizer cannot run without {error.name}", path="linearizer", hint="pip install 'dolma-sql[warc]'") from None
+        raise ConfigError(f"the {name} linearizer cannot run: {error}", path="linearizer", hint="pip install 'dolma-sql[warc]'") from None
 
 
 REQUIRED_MODULES = {"resiliparse": ("fastwarc", "resiliparse"), "trafilatura": ("fastwarc", "trafilatura")}

@@ -41,17 +41,17 @@ def run_exact(config: DeduperConfig, settings: Settings, jobs: list[FileJob], wo
     options = [ledger_options(config), partitions]
     size = sum(job.size for job in jobs)
     aggregations = [StepUnit(plan.duplicates_url(p), size // partitions, plan, p) for p in range(partitions)]
-    totals = _run_recorded(aggregate_partition, aggregations, "dedupe: aggregate", Ledger("dedupe-aggregate", options), executor, quiet)
+    totals = run_recorded(aggregate_partition, aggregations, "dedupe: aggregate", Ledger("dedupe-aggregate", options), executor, quiet)
     if partitions > 1:
         finishing = [StepUnit(plan.lineage_part_url(q), sum(jobs[i].size for i in plan.group_files(q)), plan, q) for q in range(len(groups) - 1)]
-        totals = _run_recorded(finish_group, finishing, "dedupe: attributes", Ledger("dedupe-finish", options), executor, quiet)
+        totals = run_recorded(finish_group, finishing, "dedupe: attributes", Ledger("dedupe-finish", options), executor, quiet)
         run_units(join_lineage, [StepUnit(plan.lineage, 0, plan)], executor=executor, label="dedupe: lineage", quiet=True)
     report.stats = Stats(**{name: int(totals.get(name, 0)) for name in Stats.__dataclass_fields__})
     report.lineage = plan.lineage
     return report
 
 
-def _run_recorded(fn, units: list[StepUnit], label: str, ledger: Ledger, executor: Executor, quiet: bool) -> dict[str, float]:
+def run_recorded(fn, units: list[StepUnit], label: str, ledger: Ledger, executor: Executor, quiet: bool) -> dict[str, float]:
     """Run the units the ledger does not have; their counters, plus those the ledger recorded for the others."""
     finished = ledger.finished(unit.key for unit in units)
     totals = run_units(fn, units, executor=executor, label=label, ledger=ledger, quiet=quiet)

@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from dolma_sql.config.dedupe import DeduperConfig
 from dolma_sql.deduper.exact_plan import StepUnit
+from dolma_sql.deduper.exact_run import run_recorded
 from dolma_sql.deduper.minhash_attributes import AttributeUnit, write_file_attributes
 from dolma_sql.deduper.minhash_clusters import cluster_documents, find_band_edges
 from dolma_sql.deduper.minhash_plan import IndexedFile, MinhashPlan, read_index, shingling_of, write_files, write_index
@@ -71,11 +72,7 @@ def run_minhash(config: DeduperConfig, jobs: list[FileJob], work: str, executor:
     offset = len(existing)
     units = [AttributeUnit(job.attributes, job.size, plan, offset + index, new[index].signatures) for index, job in enumerate(jobs)]
     ledger = Ledger("dedupe-minhash-attributes", inputs, rename=writing.rename)
-    finished = ledger.finished(unit.key for unit in units)
-    totals = run_units(write_file_attributes, units, executor=executor, label="dedupe: attributes", ledger=ledger, quiet=quiet)
-    for key in finished:  # counted by the run that wrote them
-        for name, value in (ledger.counters(key) or {}).items():
-            totals[name] = totals.get(name, 0) + value
+    totals = run_recorded(write_file_attributes, units, "dedupe: attributes", ledger, executor, quiet)
     seconds["outputs"] = time.perf_counter() - started
     report.stats = Stats(**{name: int(totals.get(name, 0)) for name in ("documents", "files", "marked_documents", "marked_spans")})
     figures = json.loads(urls.read_bytes(plan.report_url))

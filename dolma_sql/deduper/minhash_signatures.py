@@ -22,8 +22,10 @@ from dolma_sql.text import fmix64
 HASH_SCHEME = "dolma-sql-minhash/v1"
 """Stored in a signature index: an index made by another scheme is refused."""
 CHAR_SALT = np.uint64(0x9E3779B97F4A7C15)
-WHITESPACE = r"[\s\x{0B}\x{1C}-\x{1F}\x{85}\p{Z}]+"
-"""Unicode whitespace, the characters of Python's ``str.isspace`` (RE2's own class is ASCII only)."""
+WHITESPACE = r"\s\x{0B}\x{1C}-\x{1F}\x{85}\p{Z}"
+"""Unicode whitespace (a regex class body): the characters of Python's ``str.isspace`` (RE2's ``\\s`` is ASCII only)."""
+PUNCTUATION = r"\p{P}\p{S}"
+"""Unicode punctuation and symbols (a regex class body)."""
 
 
 @dataclass(frozen=True)
@@ -53,32 +55,30 @@ class Shingling:
 
 
 def normalized(texts: pa.Array, shingling: Shingling) -> pa.Array:
-    """The texts after NFKC, lower-casing, punctuation and digit folding (each as configured, in this order)."""
+    """The texts after NFKC, lower-casing, punctuation and digit folding (each as configured, in this order),
+    then every run of whitespace folded to one space and the ends trimmed (punctuation and whitespace in one pass)."""
     texts = texts.cast(pa.large_string())
     if shingling.nfkc:
         texts = pc.utf8_normalize(texts, "NFKC")
     if shingling.lowercase:
         texts = pc.utf8_lower(texts)
-    if shingling.punctuation:
-        texts = pc.replace_substring_regex(texts, r"[\p{P}\p{S}]+", " ")
-    if shingling.digits:
+    if shingling.digits:  # digits are neither punctuation nor whitespace: folding them first changes nothing else
         texts = pc.replace_substring_regex(texts, r"\p{Nd}+", "0")
-    return texts
+    separators = f"[{PUNCTUATION}{WHITESPACE}]+" if shingling.punctuation else f"[{WHITESPACE}]+"
+    return pc.utf8_trim(pc.replace_substring_regex(texts, separators, " "), " ")
 
 
 def tokens(texts: pa.Array, shingling: Shingling) -> tuple[np.ndarray, np.ndarray]:
-    """Per document its number of tokens, and every token's 64-bit hash in document order. Each whitespace run
-    (:data:`WHITESPACE`) is folded to one space and the text trimmed; tokens are then the words between spaces,
-    or the code points."""
-    folded = pc.utf8_trim_whitespace(pc.replace_substring_regex(texts, WHITESPACE, " "))
-    empty = pc.equal(folded, "").to_numpy(zero_copy_only=False)
+    """Per document (normalised) its number of tokens, and every token's 64-bit hash in document order: the
+    words between spaces, or the code points."""
+    empty = pc.equal(texts, "").to_numpy(zero_copy_only=False)
     if shingling.shingle == "words":
-        words = pc.split_pattern(folded, " ")
+        words = pc.split_pattern(texts, " ")
         counts = np.where(empty, 0, pc.list_value_length(words).to_numpy(zero_copy_only=False)).astype(np.int64)
         flat = pc.list_flatten(pc.if_else(pa.array(empty), pa.scalar([], words.type), words))
         return counts, fingerprinter(exact=False).raw(flat)[:, 0] if len(flat) else np.zeros(0, np.uint64)
-    counts = pc.utf8_length(folded).to_numpy(zero_copy_only=False).astype(np.int64)
-    points = np.frombuffer("".join(folded.to_pylist()).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    counts = pc.utf8_length(texts).to_numpy(zero_copy_only=False).astype(np.int64)
+    points = np.frombuffer("".join(texts.to_pylist()).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
     return counts, fmix64(points ^ CHAR_SALT)
 
 

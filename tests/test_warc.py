@@ -267,3 +267,37 @@ def test_existing_destination_resumes_and_the_cli_reports(tmp_path):
     assert "pages/s" in first.output
     second = invoke(args, tmp_path)
     assert second.exit_code == 0 and "1 files already converted were kept" in second.output
+
+
+def test_a_page_that_kills_the_extraction_process_is_rejected_and_the_rest_extracted():
+    """The extraction process killed while on a page (as a crash in the library would): that page is
+    rejected as crashed, a new process extracts the others."""
+    import threading
+
+    import psutil
+
+    from dolma_sql.warc.extraction import BoundedExtractor, Rejected
+
+    slow = "<html><body>" + "<div>" * 3000 + "word " * 300000 + "</div>" * 3000 + "</body></html>"
+    bounded = BoundedExtractor("resiliparse", time_limit=3600)
+
+    finished = threading.Event()
+
+    def kill_when_busy() -> None:
+        while not finished.is_set():
+            servers = [p for p in psutil.Process().children() if "extraction_server" in " ".join(p.cmdline())]
+            if servers and sum(servers[0].cpu_times()[:2]) > 2.0:  # past its start-up, inside the slow page
+                servers[0].kill()
+                return
+            finished.wait(0.05)
+
+    killer = threading.Thread(target=kill_when_busy)
+    killer.start()
+    try:
+        results = bounded.extract([slow, page("After").decode()])
+    finally:
+        finished.set()
+        killer.join()
+        bounded.close()
+    assert isinstance(results[0], Rejected) and results[0].reason == "crashed"
+    assert "After paragraph 0" in results[1]

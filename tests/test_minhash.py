@@ -160,8 +160,9 @@ def test_normalisation_options(tmp_path: Path, first: str, second: str, options:
 
 
 def test_empty_documents_are_never_duplicates_and_short_ones_are_one_shingle(tmp_path: Path) -> None:
-    write_files(tmp_path, {"a": [{"id": i, "text": t} for i, t in enumerate(["", "  ", "short one", "Short ONE!", "short two", ""])]})
-    run_minhash(minhash_config(tmp_path))
+    write_files(tmp_path, {"a": [{"id": i, "text": t} for i, t in enumerate(["", "  ", "short one", "Short ONE!", "short two", ""])], "b": []})
+    report = run_minhash(minhash_config(tmp_path))
+    assert report.stats.files == 2 and attribute_rows(tmp_path)["b.jsonl.gz"] == []
     rows = attribute_rows(tmp_path)["a.jsonl.gz"]
     assert [row["id"] for row in rows] == [0, 1, 2, 3, 4, 5]
     assert [("near" in row["attributes"]) for row in rows] == [False, False, False, True, False, False]

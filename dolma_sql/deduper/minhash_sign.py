@@ -41,8 +41,7 @@ def sign_file(unit: SignatureUnit) -> Counters:
     values = _attribute_values(unit.value_file, unit.value_attribute) if unit.value_file else None
     remove_temps(unit.key)  # of a writer killed before it committed
     documents = 0
-    with storage.staged(unit.key, staging=unit.staging) as temp:
-        writer = None
+    with storage.staged(unit.key, staging=unit.staging) as temp, pq.ParquetWriter(temp, signature_schema(shingling), compression="zstd", use_dictionary=False) as writer:
         fields = ("id", "text") + ((unit.value_field,) if unit.value_field else ())
         for batch in iter_document_batches(unit.path, fields=fields, json_fields=("id",), codec=unit.codec):
             texts = batch.table.column("text").combine_chunks()
@@ -55,15 +54,8 @@ def sign_file(unit: SignatureUnit) -> Counters:
                 value = values[batch.first_line - 1 : batch.first_line - 1 + len(batch)]
             else:
                 value = pa.nulls(len(batch), pa.float64())
-            table = _table(batch.first_line, batch.table.column("id"), texts, shingles, signatures, value, shingling)
-            if writer is None:
-                writer = pq.ParquetWriter(temp, table.schema, compression="zstd", use_dictionary=False)
-            writer.write_table(table)
+            writer.write_table(_table(batch.first_line, batch.table.column("id"), texts, shingles, signatures, value, shingling))
             documents += len(batch)
-        if writer is None:
-            writer = pq.ParquetWriter(temp, _table(1, pa.array([], pa.string()), pa.array([], pa.string()), np.zeros(0, np.int64),
-                                                   np.zeros((0, shingling.num_hashes), np.uint64), pa.nulls(0, pa.float64()), shingling).schema)  # fmt: skip
-        writer.close()
         if values is not None and len(values) != documents:
             _misaligned(unit, len(values), str(documents))
     return {"documents": documents}
@@ -72,6 +64,12 @@ def sign_file(unit: SignatureUnit) -> Counters:
 def _misaligned(unit: SignatureUnit, lines: int, documents: str) -> None:
     raise InputError(f"{unit.value_file} has {lines} lines, its documents file {unit.path} has {documents}",
                      hint="dedupe.minhash.keep.attribute must name attribute files line-aligned with the documents")  # fmt: skip
+
+
+def signature_schema(shingling: Shingling) -> pa.Schema:
+    buckets = [(f"b{band}", pa.uint64()) for band in range(shingling.num_bands)]
+    return pa.schema([("line", pa.int64()), ("id", pa.string()), ("length", pa.int64()), ("shingles", pa.int64()), ("value", pa.float64()),
+                      *buckets, ("signature", pa.list_(pa.uint64(), shingling.num_hashes))])  # fmt: skip
 
 
 def _table(first_line, ids, texts, shingles, signatures, value, shingling: Shingling) -> pa.Table:
@@ -86,7 +84,7 @@ def _table(first_line, ids, texts, shingles, signatures, value, shingling: Shing
         **{f"b{band}": pa.array(buckets[:, band]) for band in range(shingling.num_bands)},
         "signature": pa.FixedSizeListArray.from_arrays(pa.array(signatures.reshape(-1)), shingling.num_hashes),
     }
-    return pa.table(columns)
+    return pa.table(columns, schema=signature_schema(shingling))
 
 
 def _numbers(column) -> pa.Array:

@@ -82,3 +82,42 @@ def test_normalisation_is_idempotent(text) -> None:
     options = shingling()
     once = normalized(pa.array([text], pa.large_string()), options)
     assert normalized(once, options).to_pylist() == once.to_pylist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 300), min_size=1, max_size=30), st.integers(1, 64), st.integers(0, 2**32))
+def test_minimums_are_those_of_each_document_alone(shingle_counts, chunk, seed) -> None:
+    """Documents are mapped a chunk of whole documents at a time; each minimum is still its own document's."""
+    from unittest import mock
+
+    from dolma_sql.deduper import minhash_signatures
+
+    options = shingling(seed=seed)
+    counts = np.array(shingle_counts)
+    hashes = np.random.default_rng(seed).integers(0, 2**64, counts.sum(), dtype=np.uint64, endpoint=False)
+    with mock.patch.object(minhash_signatures, "CHUNK_SHINGLES", chunk):
+        got = minhash_signatures.minhashes(counts, hashes, options)
+    a, b = options.coefficients()
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    for row, (start, end) in enumerate(zip(bounds[:-1], bounds[1:])):
+        expected = (hashes[start:end, None] * a + b).min(axis=0) if end > start else np.full(options.num_hashes, 2**64 - 1, np.uint64)
+        assert np.array_equal(got[row], expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 12), min_size=1, max_size=20), st.integers(1, 6), st.integers(0, 2**32))
+def test_shingles_are_the_windows_of_each_document(token_counts, n, seed) -> None:
+    from dolma_sql.deduper.fingerprints import fingerprinter
+    from dolma_sql.deduper.minhash_signatures import shingle_hashes
+
+    counts = np.array(token_counts)
+    tokens = np.random.default_rng(seed).integers(0, 2**64, counts.sum(), dtype=np.uint64, endpoint=False)
+    shingles, hashes = shingle_hashes(counts, tokens, n)
+    hasher, expected, first = fingerprinter(exact=False), [], 0
+    for count in counts:
+        width = min(n, count)
+        starts = np.arange(first, first + count - width + 1) if count else np.zeros(0, np.int64)
+        expected.append(hasher.windows(tokens[:, None], starts, width)[:, 0] if count else np.zeros(0, np.uint64))
+        first += count
+    assert list(shingles) == [len(part) for part in expected]
+    assert np.array_equal(hashes, np.concatenate(expected))

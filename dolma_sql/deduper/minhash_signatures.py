@@ -85,42 +85,52 @@ def tokens(texts: pa.Array, shingling: Shingling) -> tuple[np.ndarray, np.ndarra
 def shingle_hashes(counts: np.ndarray, token_hashes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per document its number of shingles and the 64-bit hash of every window of ``n`` consecutive tokens (a
     document with fewer tokens is one shingle of them all; one without tokens has none). A window's hash is
-    ``fmix64(sum t_j * P^(n-1-j))``, rolled over the whole batch at once, then the windows inside documents taken."""
-    firsts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    lengths = np.minimum(counts, n)
-    shingles = np.where(counts > 0, counts - lengths + 1, 0)
-    doc = np.repeat(np.arange(len(counts)), shingles)
-    starts = firsts[doc] + np.arange(len(doc)) - np.repeat(np.cumsum(shingles) - shingles, shingles)
-    short = lengths[doc] < n
-    result = np.empty(len(doc), dtype=np.uint64)
+    ``fmix64(sum t_j * P^(n-1-j))``, rolled over the whole batch at once; the windows inside one document are kept."""
+    firsts = np.cumsum(counts) - counts
+    shingles = np.where(counts > 0, counts - np.minimum(counts, n) + 1, 0)
+    offsets = np.cumsum(shingles) - shingles
+    result = np.empty(int(shingles.sum()), dtype=np.uint64)
     windows = len(token_hashes) - n + 1
     if windows > 0:
         rolled = token_hashes[:windows].copy()
         for offset in range(1, n):
             rolled *= POLY
             rolled += token_hashes[offset : offset + windows]
-        result[~short] = fmix64(rolled[starts[~short]])
+        doc = np.repeat(np.arange(len(counts)), counts)
+        inside = np.flatnonzero(doc[:windows] == doc[n - 1 :])
+        result[inside + (offsets - firsts)[doc[inside]]] = fmix64(rolled[inside])
+    short = np.flatnonzero((counts > 0) & (counts < n))
     hasher = fingerprinter(exact=False)
-    for length in np.unique(lengths[doc][short]):  # the one shingle of each short document, by its length
-        rows = np.flatnonzero(short & (lengths[doc] == length))
-        result[rows] = hasher.windows(token_hashes[:, None], starts[rows], int(length))[:, 0]
+    for length in np.unique(counts[short]):  # the one shingle of each short document, by its length
+        docs = short[counts[short] == length]
+        result[offsets[docs]] = hasher.windows(token_hashes[:, None], firsts[docs], int(length))[:, 0]
     return shingles, result
+
+
+CHUNK_SHINGLES = 1 << 15
+"""Shingles mapped at a time (whole documents): the mapped hashes stay in the CPU cache across the hash functions."""
 
 
 def minhashes(shingles: np.ndarray, hashes: np.ndarray, shingling: Shingling) -> np.ndarray:
     """``(documents, num_hashes)`` minimums of every hash function over each document's shingles (all ones
-    for a document without shingles)."""
+    for a document without shingles), a chunk of whole documents at a time."""
     a, b = shingling.coefficients()
     result = np.full((len(shingles), shingling.num_hashes), np.iinfo(np.uint64).max, dtype=np.uint64)
     present = np.flatnonzero(shingles > 0)
     if len(present) == 0:
         return result
-    starts = (np.cumsum(shingles) - shingles)[present]
-    mapped = np.empty(len(hashes), dtype=np.uint64)
-    for index in range(shingling.num_hashes):
-        np.multiply(hashes, a[index], out=mapped)
-        mapped += b[index]
-        result[present, index] = np.minimum.reduceat(mapped, starts)
+    bounds = np.append((np.cumsum(shingles) - shingles)[present], len(hashes))
+    cuts = np.unique(np.append(np.searchsorted(bounds, np.arange(0, len(hashes), CHUNK_SHINGLES)), len(present)))
+    buffer = np.empty(min(len(hashes), int(np.diff(bounds[cuts]).max())), dtype=np.uint64)
+    for first, last in zip(cuts[:-1], cuts[1:]):
+        chunk = hashes[bounds[first] : bounds[last]]
+        mapped = buffer[: len(chunk)]
+        starts = bounds[first:last] - bounds[first]
+        rows = present[first:last]
+        for index in range(shingling.num_hashes):
+            np.multiply(chunk, a[index], out=mapped)
+            mapped += b[index]
+            result[rows, index] = np.minimum.reduceat(mapped, starts)
     return result
 
 

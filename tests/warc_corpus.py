@@ -231,6 +231,9 @@ def special_records(rng: random.Random, huge_size: int, nest_depth: int) -> Iter
         yield response(rng, f"https://example.com/{name}", warc_date, page.encode(), "text/html", date=date), True
     # a response without an HTTP Date (created comes from elsewhere)
     yield response(rng, "https://example.com/no-date", warc_date, html_page(rng, 9003).encode(), "text/html", date=None), True
+    # an HTTP Date that is no date (February 30th)
+    yield response(rng, "https://example.com/impossible-date", warc_date, html_page(rng, 9007).encode(), "text/html",
+                   date="Fri, 30 Feb 2024 10:00:00 GMT"), True
     # a resource record (content type and date from the WARC headers)
     body = html_page(rng, 9004, licence=True).encode()
     yield Record("resource", [("WARC-Target-URI", "https://example.com/resource.html"), ("WARC-Date", warc_date),
@@ -280,6 +283,10 @@ def write_warc(path: Path | str, *, records: int = 20, seed: int = 0, specials: 
             corpus.records.append(record)
             corpus.html_responses += html
     return corpus
+
+
+CLOCK_DATED = ("https://example.com/no-date", "https://example.com/impossible-date")
+"""The special records whose ``created`` upstream takes from the clock (no usable HTTP Date)."""
 
 
 def document_differences(expected: dict, got: dict, ignore: set[str] = frozenset({"added"}), prefix: str = "") -> list[str]:

@@ -26,6 +26,8 @@ pytestmark = pytest.mark.oracle
 
 SAMPLES = sorted((CONFORMANCE / "tests" / "data" / "warc").glob("*.warc.gz"))
 ADDED = "2024-05-01T12:00:00.000Z"
+# dolma-sql's own options: a fixed added, and a time limit no page here reaches however loaded the machine is
+OURS = {"added": ADDED, "time_limit": 120}
 CONFIGS = {
     # every field of the page compared: the decoded html too
     "resiliparse": {"linearizer": "resiliparse", "store_html_in_metadata": True,
@@ -129,7 +131,7 @@ def test_same_documents_as_upstream(name, upstream_outputs, warcs, tmp_path):
     record: ``metadata.warc_date``) dolma-sql writes the run's ``added``, so a rerun writes the same bytes.
     """
     upstream = upstream_outputs(name)
-    config = write_config(tmp_path, [str(warcs / "*.warc*")], tmp_path / "out", added=ADDED, **CONFIGS[name])
+    config = write_config(tmp_path, [str(warcs / "*.warc*")], tmp_path / "out", **OURS, **CONFIGS[name])
     result = run_dolma_sql(config, tmp_path)
     assert result.returncode == 0, result.stderr[-4000:]
     ours = outputs(tmp_path / "out")
@@ -154,7 +156,7 @@ def test_unknown_charset_is_detected(oracle, upstream_outputs, tmp_path):
     assert upstream.returncode != 0 and "LookupError: unknown encoding: x-klingon" in upstream.stderr
 
     # a documents path without a folder: upstream's path handling fails on it (ValueError), dolma-sql reads it
-    config = write_config(tmp_path, ["klingon.warc.gz"], tmp_path / "out", added=ADDED, **CONFIGS["resiliparse"])
+    config = write_config(tmp_path, ["klingon.warc.gz"], tmp_path / "out", **OURS, **CONFIGS["resiliparse"])
     result = run_dolma_sql(config, tmp_path)
     assert result.returncode == 0, result.stderr[-4000:]
     ours = outputs(tmp_path / "out")
@@ -176,7 +178,7 @@ def test_truncated_file(oracle, tmp_path):
     assert upstream.returncode != 0 and "EOFError" in upstream.stderr
     assert (tmp_path / "upstream" / "cut.jsonl.gz").exists()  # half-written: upstream never finished it
 
-    config = write_config(tmp_path, [str(tmp_path / "cut.warc.gz")], tmp_path / "out", added=ADDED)
+    config = write_config(tmp_path, [str(tmp_path / "cut.warc.gz")], tmp_path / "out", **OURS)
     result = run_dolma_sql(config, tmp_path)
     message = result.stdout + result.stderr
     assert "Traceback" not in message
@@ -190,4 +192,5 @@ def test_truncated_file(oracle, tmp_path):
     run_oracle(oracle, ["warc", "--documents", str(whole / "cut.warc.gz"), "--destination", str(whole / "out"), "--source_name", "cc-test"], cwd=whole)
     assert_same_documents(outputs(whole / "out"), outputs(tmp_path / "out"))
     assert len(outputs(tmp_path / "out")["cut.jsonl.gz"]) == options["records"]
+
 

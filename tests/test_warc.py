@@ -158,6 +158,9 @@ def test_header_dates_read_as_dateparser_reads_them(moment, form):
 def test_unreadable_or_missing_dates_fall_back_to_added():
     assert header_timestamp(None, ADDED) == ADDED and header_timestamp("not a date", ADDED) == ADDED
     assert header_timestamp("Thursday, 25-Apr-24 16:27:48 GMT", ADDED) == "2024-04-25T16:27:48.000Z"
+    impossible = "Sat, 31 Feb 2024 10:00:00 GMT"  # the fast path's form, but no such day: dateparser decides, as upstream
+    parsed = dateparser.parse(date_string=impossible, date_formats=["%a, %d %b %Y %H:%M:%S %Z", "%Y-%m-%dT%H:%M:%SZ"])
+    assert header_timestamp(impossible, ADDED) == (parsed.strftime("%Y-%m-%dT%H:%M:%S.%f")[:23] + "Z" if parsed else ADDED)
 
 
 # --- generated records: charsets, skips, rejects, the time limit ------------------------------------------------

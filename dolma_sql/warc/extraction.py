@@ -23,7 +23,7 @@ from pathlib import Path
 
 import dolma_sql
 
-from dolma_sql.warc.extraction_server import Board
+from dolma_sql.warc.board import Board
 from dolma_sql.warc.linearizers import make_linearizer
 
 

@@ -10,42 +10,18 @@ closes and dies with its parent (a pathological page must not outlive the worker
 from __future__ import annotations
 
 import ctypes
-import mmap
 import signal
-import struct
 import sys
 import time
 from multiprocessing.connection import Connection
 
+from dolma_sql.warc.board import Board
 from dolma_sql.warc.linearizers import make_linearizer
 
 PR_SET_PDEATHSIG = 1
 CHUNK_PAGES = 64
 """Results sent together at most (fewer when ``CHUNK_SECONDS`` have passed)."""
 CHUNK_SECONDS = 0.05
-
-
-class Board:
-    """The page the server is on: ``(batch number, index in the batch, time.monotonic() when it started)``,
-    in a small shared file (CLOCK_MONOTONIC is one clock for every process of the machine)."""
-
-    LAYOUT = struct.Struct("<qqd")
-
-    def __init__(self, fd: int) -> None:
-        self.map = mmap.mmap(fd, self.LAYOUT.size)
-
-    @classmethod
-    def size(cls) -> int:
-        return cls.LAYOUT.size
-
-    def post(self, batch: int, index: int) -> None:
-        self.LAYOUT.pack_into(self.map, 0, batch, index, time.monotonic())
-
-    def read(self) -> tuple[int, int, float]:
-        return self.LAYOUT.unpack_from(self.map, 0)
-
-    def close(self) -> None:
-        self.map.close()
 
 
 def serve(name: str, read_fd: int, write_fd: int, board_fd: int) -> None:

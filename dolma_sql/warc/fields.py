@@ -61,11 +61,11 @@ def header_timestamp(text: str | None, fallback: str) -> str:
     """
     if not text:
         return fallback
-    if _HTTP_DATE.fullmatch(text):
-        return dolma_timestamp(datetime.datetime.strptime(text[:-4], _DATE_FORMATS[0][:-3]))
     try:
+        if _HTTP_DATE.fullmatch(text):
+            return dolma_timestamp(datetime.datetime.strptime(text[:-4], _DATE_FORMATS[0][:-3]))
         return dolma_timestamp(datetime.datetime.strptime(text, _DATE_FORMATS[1]))
-    except ValueError:
+    except ValueError:  # another form, or no such day (31 Feb): dateparser's own parsing decides, as upstream
         pass
     import dateparser
 

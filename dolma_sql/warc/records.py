@@ -52,32 +52,47 @@ def read_pages(url: str, *, added: str, counters: Counters, reject: Reject, prog
     warc_date, warc_filename = added, ""
     offset, read = 0, 0
     with urls.open_input(url, staging=staging) as raw, decompressed_reader(raw, codec_of(url)) as stream:
-        records = ArchiveIterator(Positioned(stream), record_types=WarcRecordType.response | WarcRecordType.warcinfo | WarcRecordType.resource)
-        try:
-            for record in records:
-                offset = record.stream_pos
-                kind = str(record.record_type)  # response, resource or warcinfo
-                _count(counters, f"records_{kind}")
-                if kind == "warcinfo":
-                    warc_date = dolma_timestamp(record.record_date) if record.record_date else added
-                    warc_filename = record.record_id or ""
-                    continue
-                content = record.reader.read()
-                counters["html_bytes"] = counters.get("html_bytes", 0) + len(content)
-                if (position := _position(raw)) > read:
-                    progress(position - read)
-                    read = position
-                page = _page(record, kind, content, offset, added, reject, counters)
-                if page is not None:
-                    page.warc_date, page.warc_filename = warc_date, warc_filename
-                    yield page
-        except (*DECODER_ERRORS, ValueError) as error:
-            last = f"; the last whole record starts at uncompressed offset {offset}" if offset or read_any(counters) else ""
-            raise InputError(
-                f"corrupt or truncated WARC: reading stopped at byte {_position(raw)} of the file ({type(error).__name__}: {error}){last}",
-                path=url,
-                hint="re-download the file, or leave it out of --documents",
-            ) from None
+        records = iter(ArchiveIterator(Positioned(stream), record_types=WarcRecordType.response | WarcRecordType.warcinfo | WarcRecordType.resource))
+        while (record := _next_record(records, url, raw, offset, counters)) is not None:
+            offset = record.stream_pos
+            kind = str(record.record_type)  # response, resource or warcinfo
+            _count(counters, f"records_{kind}")
+            if kind == "warcinfo":
+                warc_date = dolma_timestamp(record.record_date) if record.record_date else added
+                warc_filename = record.record_id or ""
+                continue
+            content = _read(record, url, raw, offset)
+            counters["html_bytes"] = counters.get("html_bytes", 0) + len(content)
+            if (position := _position(raw)) > read:
+                progress(position - read)
+                read = position
+            page = _page(record, kind, content, offset, added, reject, counters)
+            if page is not None:
+                page.warc_date, page.warc_filename = warc_date, warc_filename
+                yield page
+
+
+def _next_record(records, url: str, raw, offset: int, counters: Counters):
+    try:
+        return next(records, None)
+    except (*DECODER_ERRORS, ValueError) as error:
+        raise _corrupt(url, raw, error, offset if read_any(counters) else None) from None
+
+
+def _read(record, url: str, raw, offset: int) -> bytes:
+    try:
+        return record.reader.read()
+    except (*DECODER_ERRORS, ValueError) as error:
+        raise _corrupt(url, raw, error, offset) from None
+
+
+def _corrupt(url: str, raw, error: Exception, offset: int | None) -> InputError:
+    last = f"; the last record read starts at uncompressed offset {offset}" if offset is not None else ""
+    return InputError(
+        f"corrupt or truncated WARC: reading stopped at byte {_position(raw)} of the file ({type(error).__name__}: {error}){last}",
+        path=url,
+        hint="re-download the file, or leave it out of --documents",
+    )
 
 
 def read_any(counters: Counters) -> bool:

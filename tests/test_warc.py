@@ -188,6 +188,24 @@ def test_charsets_skips_and_the_report(tmp_path):
     assert counters["html_bytes"] > counters["text_bytes"] > 0
 
 
+@pytest.mark.parametrize("body, declared", [
+    ("<p>Café, naïve façade</p>", None),
+    ("<p>Café, naïve façade</p>", "utf-8"),
+    ("<p>Café, naïve façade</p>", "windows-1252"),  # UTF-8 bytes declared otherwise in a meta tag: the detector follows the tag
+    ("<p>plain ascii words</p>", "windows-1252"),
+    ("\ufeff<p>Café with a byte-order mark</p>", None),
+])
+def test_pages_without_http_charset_decode_as_the_detector_says(body, declared):
+    """The UTF-8 shortcut gives what upstream's charset-normalizer call gives."""
+    from charset_normalizer import detect
+
+    from dolma_sql.warc.records import decode
+
+    meta = f'<meta charset="{declared}">' if declared else ""
+    content = f"<html><head>{meta}<title>t</title></head><body>{body * 20}</body></html>".encode()
+    assert decode(content, None) == (content.decode(detect(content)["encoding"]).strip(), "")
+
+
 def test_a_page_past_the_time_limit_is_rejected_with_its_offset(tmp_path):
     """A page no extractor handles in a millisecond (megabytes of nesting): killed, counted, written to the rejects file;
     the pages after it are still extracted by a fresh extraction process."""

@@ -142,9 +142,10 @@ def decode(content: bytes, charset: str | None) -> tuple[str, str]:
     """The payload as text, stripped, and what went wrong when that is empty (``""``: it was only whitespace).
 
     The HTTP charset first; when it fails (or names no codec Python knows: upstream stops there with
-    an error), the encoding charset-normalizer detects, as upstream. Valid UTF-8 without a byte-order
-    mark is taken as UTF-8 without asking the detector, which gives UTF-8 (or ASCII) for such pages,
-    at a fraction of the cost.
+    an error), the encoding charset-normalizer detects, as upstream. A page that is valid UTF-8, without
+    a byte-order mark and without another charset declared in its first bytes (which the detector would
+    follow), is taken as UTF-8 without asking the detector, which picks UTF-8 or ASCII for such pages, at
+    a fraction of the cost.
     """
     if charset:
         try:
@@ -153,14 +154,8 @@ def decode(content: bytes, charset: str | None) -> tuple[str, str]:
             text = ""
         if text:
             return text, ""
-    if not content.startswith(codecs.BOM_UTF8):
-        try:
-            text = content.decode("utf-8").strip()
-        except UnicodeDecodeError:
-            pass
-        else:
-            if text:
-                return text, ""
+    if (text := _plain_utf8(content)) is not None:
+        return text, ""
     from charset_normalizer import detect
 
     encoding = detect(content)["encoding"]
@@ -189,6 +184,31 @@ class Positioned(io.RawIOBase):
 
     def tell(self) -> int:
         return self.position
+
+
+def _plain_utf8(content: bytes) -> str | None:
+    """``content`` as UTF-8 when the detector would read it so (see :func:`decode`), else ``None``."""
+    if content.startswith(codecs.BOM_UTF8):
+        return None
+    try:
+        text = content.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return None
+    if not text:
+        return None
+    from charset_normalizer.utils import any_specified_encoding
+
+    declared = any_specified_encoding(content)
+    if declared in (None, "utf_8") or (content.isascii() and _ascii_compatible(declared)):
+        return text
+    return None
+
+
+def _ascii_compatible(encoding: str) -> bool:
+    try:
+        return "<a b>".encode(encoding) == b"<a b>"
+    except (LookupError, UnicodeError):
+        return False
 
 
 def _position(raw) -> int:

@@ -205,15 +205,17 @@ def main(argv=None) -> int:
     if args.skip_upstream:
         selected = [s for s in selected if not (s.startswith("upstream") and s in cached)]
     runs: dict[str, list[Row]] = {}
-    for attempt in range(max(1, args.repeat)):
+    attempts = max(1, args.repeat)
+    for attempt in range(attempts):
         for system in selected:
             if attempt == 0 or not system.startswith("upstream"):
                 runs.setdefault(system, []).append(run_system(system, corpus_dir, run_dir, args.processes))
+                if attempt == attempts - 1 or system.startswith("upstream"):  # saved as soon as it is final
+                    save_result(results_file, median_run(runs[system]), recipes_digest())
     rows: dict[str, Row] = {}
     for system in SYSTEMS:
         if system in runs:
             rows[system] = median_run(runs[system])
-            save_result(results_file, rows[system], recipes_digest())
         elif system in cached:
             rows[system] = cached[system]
 

@@ -80,7 +80,6 @@ class IndexedFile:
     signatures: str
     documents: int
     new: bool
-    attributes: str | None = None
 
 
 def index_params(shingling: Shingling) -> dict:
@@ -121,7 +120,7 @@ def files_table(files: list[IndexedFile]) -> pa.Table:
         total += entry.documents
     return pa.table({
         "file": pa.array(range(len(files)), pa.int64()), "path": [f.path for f in files], "signatures": [f.signatures for f in files],
-        "attributes": [f.attributes for f in files], "documents": pa.array([f.documents for f in files], pa.int64()),
+        "documents": pa.array([f.documents for f in files], pa.int64()),
         "offset": pa.array(offsets, pa.int64()), "new": [f.new for f in files],
     })  # fmt: skip
 

@@ -95,7 +95,7 @@ def _sign(config: DeduperConfig, plan: MinhashPlan, jobs: list[FileJob], executo
         units.append(SignatureUnit(plan.signature_url(job), job.size, job.path, plan.shingling, codec, keep.field, value_key or None, value_file, plan.writing.staging))
     ledger = Ledger("dedupe-minhash-signatures", [plan.shingling.__dict__, keep.field, keep.attribute, codec])
     run_units(sign_file, units, executor=executor, label="dedupe: signatures", ledger=ledger, quiet=quiet)
-    return [IndexedFile(job.path, unit.key, _rows(unit.key), True, job.attributes) for job, unit in zip(jobs, units)]
+    return [IndexedFile(job.path, unit.key, _rows(unit.key), True) for job, unit in zip(jobs, units)]
 
 
 def _rows(url: str) -> int:

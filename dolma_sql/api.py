@@ -47,7 +47,7 @@ def tag(config: dict | Any, *, executor: Executor | None = None):
 
 
 def dedupe(config: dict | Any, *, executor: Executor | None = None):
-    """Mark duplicate documents or paragraphs (dolma's ``DeduperConfig``, plus ``dedupe.mode: exact``); returns the report."""
+    """Mark duplicate documents or paragraphs (dolma's ``DeduperConfig``, plus ``dedupe.mode: exact`` and ``dedupe.minhash``); returns the report."""
     from dolma_sql import deduper
     from dolma_sql.config.dedupe import DeduperConfig
 

@@ -30,9 +30,10 @@ def register(app: typer.Typer) -> None:
             return
         from dolma_sql import warc
         from dolma_sql.warc.report import report_lines
+        from dolma_sql.warc.unit import convert_file
 
         with executor_of(config) as executor:
-            executor.prepare(warc.unit.__name__)
+            executor.prepare(convert_file.__module__)
             result = warc.run(config, executor=executor)
         console.print(f"added: {result.added} (pass --added {result.added} to write the same documents again)", highlight=False)
         for line in report_lines(result.counters, result.seconds):

@@ -12,18 +12,12 @@ import datetime
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from dolma_sql import storage
-from dolma_sql.config.warc import WarcConfig, parse_added
-from dolma_sql.errors import ConfigError
-from dolma_sql.runtime import Counters, Executor, Ledger, run_units
-from dolma_sql.runtime.ledger import LEDGER_FOLDER
-from dolma_sql.runtime.progress import console
-from dolma_sql.storage import urls
-from dolma_sql.warc.fields import dolma_timestamp
-from dolma_sql.warc.linearizers import require_linearizer
-from dolma_sql.warc.plan import WarcSettings, WarcUnit, plan_units
-from dolma_sql.warc.unit import convert_file
+if TYPE_CHECKING:  # the run's modules are imported when it runs: the extraction process imports this package and needs none of them
+    from dolma_sql.config.warc import WarcConfig
+    from dolma_sql.runtime import Counters, Executor
+    from dolma_sql.warc.plan import WarcUnit
 
 __all__ = ["WarcResult", "run"]
 
@@ -48,6 +42,13 @@ def run(config: WarcConfig, *, executor: Executor, quiet: bool = False, warn: Ca
     any file is read. Files the ledger has as converted with these options are skipped
     (``units_skipped`` counts them) unless ``config.ignore_existing``. With ``dryrun`` only the plan is made.
     """
+    from dolma_sql import storage
+    from dolma_sql.runtime import Ledger, run_units
+    from dolma_sql.storage import urls
+    from dolma_sql.warc.linearizers import require_linearizer
+    from dolma_sql.warc.plan import WarcSettings, plan_units
+    from dolma_sql.warc.unit import convert_file
+
     started = time.perf_counter()
     warn = warn or _warn
     require_linearizer(config.linearizer)
@@ -71,7 +72,7 @@ def run(config: WarcConfig, *, executor: Executor, quiet: bool = False, warn: Ca
     for folder in folders:
         storage.check_writable(folder, where="destination")
     for destination in config.destination:
-        storage.write_bytes(urls.join(destination, LEDGER_FOLDER, ADDED_RECORD), added.encode())
+        storage.write_bytes(added_record(destination), added.encode())
     ledger = Ledger("warc", {"settings": settings, "rejects": config.rejects is not None})
     counters = run_units(convert_file, units, executor=executor, label="warc", ledger=ledger, redo=config.ignore_existing, quiet=quiet, on_result=_warning_when_empty(warn))
     return WarcResult(counters, added, time.perf_counter() - started, units)
@@ -79,10 +80,15 @@ def run(config: WarcConfig, *, executor: Executor, quiet: bool = False, warn: Ca
 
 def resolve_added(config: WarcConfig) -> str:
     """``--added``, else the time a destination recorded (a rerun writes the same bytes), else now (UTC)."""
+    from dolma_sql.config.warc import parse_added
+    from dolma_sql.errors import ConfigError
+    from dolma_sql.storage import urls
+    from dolma_sql.warc.fields import dolma_timestamp
+
     if config.added is not None:
         return dolma_timestamp(parse_added(config.added))
     for destination in config.destination:
-        record = urls.join(destination, LEDGER_FOLDER, ADDED_RECORD)
+        record = added_record(destination)
         if urls.exists(record):
             text = urls.read_bytes(record).decode().strip()
             try:
@@ -90,6 +96,13 @@ def resolve_added(config: WarcConfig) -> str:
             except ConfigError:
                 raise ConfigError(f"{record} holds no timestamp: {text!r}", path="added", hint="pass --added TIME, or remove that file") from None
     return dolma_timestamp(datetime.datetime.now(datetime.timezone.utc))
+
+
+def added_record(destination: str) -> str:
+    from dolma_sql.runtime.ledger import LEDGER_FOLDER
+    from dolma_sql.storage import urls
+
+    return urls.join(destination, LEDGER_FOLDER, ADDED_RECORD)
 
 
 def _warning_when_empty(warn: Callable[[str], None]) -> Callable[[WarcUnit, Counters], None]:
@@ -103,4 +116,6 @@ def _warning_when_empty(warn: Callable[[str], None]) -> Callable[[WarcUnit, Coun
 
 
 def _warn(message: str) -> None:
+    from dolma_sql.runtime.progress import console
+
     console.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)

@@ -11,15 +11,14 @@ import random
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from minhash_helpers import lineage, minhash_config, planted_corpus, run_minhash
 from runtime_helpers import LEDGER_FOLDER, cli_command, no_temp_files, output_contents, timed_run
+from test_dedupe_runtime import generate
 
-from conftest import SHARED
 from dolma_sql.runtime import SerialExecutor
 from dolma_sql.runtime.local import LocalExecutor
 from dolma_sql.storage import urls
@@ -28,10 +27,7 @@ from dolma_sql.storage import urls
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     """The bench generator's documents (it plants repeated and near-repeated documents), 8 files."""
-    root = tmp_path_factory.mktemp("minhash-runtime") / "gen"
-    subprocess.run([sys.executable, str(SHARED / "bench" / "gencorpus.py"), str(root), "--docs", "2500", "--files", "8", "--seed", "5"],
-                   check=True, capture_output=True)  # fmt: skip
-    return root / "documents"
+    return generate(tmp_path_factory.mktemp("minhash-runtime") / "gen", docs=2500, files=8)
 
 
 def copy_documents(documents: Path, root: Path) -> Path:

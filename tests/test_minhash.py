@@ -216,3 +216,27 @@ def test_keep_attribute_files_must_be_line_aligned(tmp_path: Path) -> None:
         handle.write(json.dumps({"id": "1", "attributes": {"s": [[0, 1, 1.0]]}}) + "\n")
     with pytest.raises(InputError, match="has 1 lines, its documents file .* has more than 1"):
         run_minhash(minhash_config(tmp_path, keep={"by": "highest", "attribute": "q/s"}))
+
+
+def test_a_rerun_with_an_index_signs_only_new_or_changed_files(tmp_path: Path, monkeypatch) -> None:
+    from dolma_sql.deduper import minhash_run
+    from dolma_sql.deduper.minhash_sign import sign_file
+
+    planted_corpus(tmp_path, originals=20, copies=5, files=3)
+    config = minhash_config(tmp_path, index=str(tmp_path / "index"))
+    first = run_minhash(config)
+    signed = []
+
+    def counted(unit):
+        signed.append(unit.path)
+        return sign_file(unit)
+
+    monkeypatch.setattr(minhash_run, "sign_file", counted)
+    again = run_minhash(config)
+    assert signed == [] and again.minhash["removed_documents"] == first.minhash["removed_documents"] == 5
+    write_files(tmp_path, {"part-3": [{"id": "late", "text": "a late document of its own " * 3}]})
+    run_minhash(config)
+    assert signed == [str(tmp_path / "documents" / "part-3.jsonl.gz")]
+    manifest = json.loads((tmp_path / "index" / "index.json").read_text())
+    assert [Path(entry["path"]).name for entry in manifest["files"]] == [f"part-{index}.jsonl.gz" for index in range(4)]
+    assert sum(entry["documents"] for entry in manifest["files"]) == 26

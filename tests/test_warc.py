@@ -173,9 +173,10 @@ def test_charsets_skips_and_the_report(tmp_path):
         response("https://example.com/nodigest", page("No digest"), digest=False),
         response("https://example.com/empty", b"   ", charset="utf-8"),
         response("https://example.com/nodate", page("No date"), date=None),
+        response("dns:example.com", page("Dns")),  # no scheme://: upstream's canonicalisation fails the whole file
     ]
     write_warc(tmp_path / "in" / "mixed.warc.gz", records)
-    result = convert([str(tmp_path / "in" / "*.warc.gz")], tmp_path / "out", added=ADDED)
+    result = convert([str(tmp_path / "in" / "*.warc.gz")], tmp_path / "out", added=ADDED, rejects=str(tmp_path / "rejects"))
     docs = {d["metadata"]["url"]: d for d in lines(tmp_path / "out" / "mixed.jsonl.gz")}
     assert sorted(docs) == ["example.com/latin", "example.com/nodate", "example.com/wrong"]
     assert "Café crème" in docs["example.com/latin"]["text"]
@@ -183,8 +184,10 @@ def test_charsets_skips_and_the_report(tmp_path):
     assert docs["example.com/nodate"]["created"] == ADDED and docs["example.com/latin"]["created"] == "2024-05-01T10:00:00.000Z"
     assert docs["example.com/latin"]["metadata"]["warc_date"] == "2024-05-01T09:00:00.000Z"
     counters = result.counters
-    assert (counters["records_warcinfo"], counters["records_response"]) == (1, 5)
-    assert (counters["skipped_no_digest"], counters["skipped_empty"], counters["documents"]) == (1, 1, 3)
+    assert (counters["records_warcinfo"], counters["records_response"]) == (1, 6)
+    assert (counters["skipped_no_digest"], counters["skipped_empty"], counters["skipped_bad_target_uri"], counters["documents"]) == (1, 1, 1, 3)
+    rejected = lines(tmp_path / "rejects" / "mixed.rejects.jsonl.gz")
+    assert [(r["reason"], r["target_uri"]) for r in rejected] == [("bad_target_uri", "dns:example.com")]
     assert counters["html_bytes"] > counters["text_bytes"] > 0
 
 

@@ -59,7 +59,7 @@ class WarcConfig(Config):
     added: str | None = None
     """The `added` timestamp of every document (unset: the one this destination recorded, else now), e.g. 2024-05-01T12:00:00.000Z."""
     time_limit: float = 5.0
-    """Seconds one page's extraction may take before it is rejected (0: no limit, extraction in the worker itself)."""
+    """CPU seconds one page's extraction may take before it is rejected (or ten times that in wall seconds; 0: no limit, extraction in the worker itself)."""
     rejects: str | None = None
     """Folder to write the rejected records of each WARC file to (reason, WARC offset, URL); unset: only counted."""
 

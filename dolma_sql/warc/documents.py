@@ -56,10 +56,10 @@ class Document(msgspec.Struct):
     attributes: msgspec.Raw
 
 
-def metadata_of(page: Page, url: str, *, html: bool) -> Metadata | MetadataWithHtml:
+def metadata_of(page: Page, *, html: bool) -> Metadata | MetadataWithHtml:
     if html:
-        return MetadataWithHtml(page.target_uri, url, page.html, page.warc_date, page.warc_filename, page.content_type, page.offset)
-    return Metadata(page.target_uri, url, page.warc_date, page.warc_filename, page.content_type, page.offset)
+        return MetadataWithHtml(page.target_uri, page.url, page.html, page.warc_date, page.warc_filename, page.content_type, page.offset)
+    return Metadata(page.target_uri, page.url, page.warc_date, page.warc_filename, page.content_type, page.offset)
 
 
 class Stage:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+import psutil
+
 import dolma_sql
 
 from dolma_sql.warc.board import Board
@@ -54,8 +56,12 @@ class InProcessExtractor:
         pass
 
 
+WALL_FACTOR = 10
+"""A page is also stopped after this many times the limit in wall seconds, whatever its CPU time."""
+
+
 class BoundedExtractor:
-    """The linearizer in an extraction process, each page given at most ``time_limit`` seconds."""
+    """The linearizer in an extraction process, each page given at most ``time_limit`` CPU seconds."""
 
     WAKE_SECONDS = 0.1
     """How often the board is looked at while no result comes."""
@@ -103,15 +109,26 @@ class BoundedExtractor:
                 code = self._process.wait() if self._process is not None else None
                 failure = Rejected("crashed", f"the extraction process died (exit status {code})")
                 return results, (self._current_page(len(results)), failure)
-            batch, index, started = self._board.read()
-            if batch == self._batches and index >= len(results) and time.monotonic() - started > self.time_limit:
+            batch, index, started, cpu_started = self._board.read()
+            if batch == self._batches and index >= len(results) and self._past_limit(started, cpu_started):
                 self.close()
-                return results, (index, Rejected("timeout", f"extraction took more than {self.time_limit:g} s"))
+                return results, (index, Rejected("timeout", f"extraction took more than {self.time_limit:g} CPU seconds"))
         return results, None
+
+    def _past_limit(self, started: float, cpu_started: float) -> bool:
+        """Whether the page has used more than the limit in CPU seconds (or ten times the limit in wall seconds:
+        a page stuck without computing), so that a loaded machine does not time out pages that are not slow."""
+        if time.monotonic() - started > WALL_FACTOR * self.time_limit:
+            return True
+        try:
+            times = psutil.Process(self._process.pid).cpu_times()
+        except psutil.Error:
+            return False  # gone: the pipe says so next
+        return times.user + times.system - cpu_started > self.time_limit
 
     def _current_page(self, reported: int) -> int:
         """The page the server was on when it died (the first one not reported if the board is stale)."""
-        batch, index, _ = self._board.read()
+        batch, index, _, _ = self._board.read()
         self.close()
         return index if batch == self._batches and index >= reported else reported
 

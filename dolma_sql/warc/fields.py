@@ -20,10 +20,19 @@ _DATE_FORMATS = ("%a, %d %b %Y %H:%M:%S %Z", "%Y-%m-%dT%H:%M:%SZ")
 
 def canonical_url(target_uri: str) -> str:
     """``metadata.url``: the target URI without brackets or quotes, canonicalised (w3lib, then
-    url-normalize), without its scheme, a leading ``www``/``wwwN.`` or trailing slashes."""
+    url-normalize), without its scheme, a leading ``www``/``wwwN.`` or trailing slashes.
+
+    A ValueError when the libraries cannot read it or it has no ``scheme://`` (``dns:``, ``mailto:``).
+    """
     canonicalize_url, url_normalize = _url_libraries()
-    normalized = str(url_normalize(canonicalize_url(_QUOTES_AND_BRACKETS.sub("", target_uri))))
-    return _WWW_OR_TRAILING_SLASHES.sub("", normalized.split("://", 1)[1])
+    try:
+        normalized = str(url_normalize(canonicalize_url(_QUOTES_AND_BRACKETS.sub("", target_uri))))
+    except (ValueError, IndexError, UnicodeError) as error:
+        raise ValueError(f"{type(error).__name__}: {error}") from None
+    scheme, separator, rest = normalized.partition("://")
+    if not separator:
+        raise ValueError(f"{normalized!r} has no scheme://")
+    return _WWW_OR_TRAILING_SLASHES.sub("", rest)
 
 
 @lru_cache(maxsize=1)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from dolma_sql.errors import InputError
 from dolma_sql.storage import urls
 from dolma_sql.storage.codecs import DECODER_ERRORS, codec_of, decompressed_reader
-from dolma_sql.warc.fields import dolma_timestamp, header_timestamp, payload_id
+from dolma_sql.warc.fields import canonical_url, dolma_timestamp, header_timestamp, payload_id
 
 Counters = dict[str, float]
 Reject = Callable[[int, str, str, str, str], None]
@@ -34,6 +34,7 @@ class Page:
     kind: str
     id: str
     target_uri: str
+    url: str
     html: str
     content_type: str
     created: str
@@ -129,13 +130,18 @@ def _page(record, kind: str, content: bytes, offset: int, added: str, reject: Re
         else:
             skip("empty", "the payload is empty or only whitespace", rejected=False)
         return None
+    try:
+        url = canonical_url(target_uri)
+    except ValueError as error:  # upstream's canonicalisation fails the whole file on such a URI
+        skip("bad_target_uri", f"WARC-Target-URI {target_uri!r} cannot be canonicalised: {error}")
+        return None
     if kind == "response":
         http = record.http_headers
         content_type = (http.get("Content-Type") or "") if http is not None else ""
         date = http.get("Date") if http is not None else None
     else:
         content_type, date = headers.get("Content-Type") or "", headers.get("WARC-Date")
-    return Page(offset, kind, document_id, target_uri, html, content_type.split(";")[0], header_timestamp(date, added), "", "")
+    return Page(offset, kind, document_id, target_uri, url, html, content_type.split(";")[0], header_timestamp(date, added), "", "")
 
 
 def decode(content: bytes, charset: str | None) -> tuple[str, str]:

@@ -17,7 +17,6 @@ from dolma_sql.storage.commit import remove_temps
 from dolma_sql.tagger.registry import get_tagger
 from dolma_sql.warc.documents import Document, Stage, attribute_objects, metadata_of, reindexed, VERSION
 from dolma_sql.warc.extraction import Rejected, extractor
-from dolma_sql.warc.fields import canonical_url
 from dolma_sql.warc.plan import WarcUnit
 from dolma_sql.warc.records import Page, read_pages
 
@@ -68,7 +67,7 @@ def _documents(batch: list[Page], unit: WarcUnit, pre: Stage, post: Stage, extra
     settings = unit.settings
     source = settings.source_name
     with_html = settings.store_html_in_metadata or pre.needs_metadata or post.needs_metadata
-    metadata = [metadata_of(page, canonical_url(page.target_uri), html=with_html) for page in batch]
+    metadata = [metadata_of(page, html=with_html) for page in batch]
     metadata_json = [msgspec.json.encode(m) for m in metadata] if pre.needs_metadata or post.needs_metadata else None
     ids = [page.id for page in batch]
 
@@ -101,7 +100,7 @@ def _documents(batch: list[Page], unit: WarcUnit, pre: Stage, post: Stage, extra
     text_of = dict(extracted)
     for index, row in enumerate(final.tolist()):
         page, text = batch[row], text_of[row]
-        meta = metadata[row] if settings.store_html_in_metadata or not with_html else metadata_of(page, metadata[row].url, html=False)
+        meta = metadata[row] if settings.store_html_in_metadata or not with_html else metadata_of(page, html=False)
         documents.append(Document(page.id, text, source, page.created, settings.added, VERSION, meta, attributes[index]))
         _add(counters, "text_bytes", len(text.encode()))
     return documents

@@ -64,27 +64,15 @@ def convert_file(unit: WarcUnit) -> dict[str, float]:
 
 
 def _documents(batch: list[Page], unit: WarcUnit, pre: Stage, post: Stage, extract, reject: RejectsWriter, counters: dict[str, float]) -> list[Document]:
+    """The documents of a batch of pages: pre taggers, extraction, post taggers, each stage dropping pages."""
     settings = unit.settings
     source = settings.source_name
-    with_html = settings.store_html_in_metadata or pre.needs_metadata or post.needs_metadata
-    metadata = [metadata_of(page, html=with_html) for page in batch]
-    metadata_json = [msgspec.json.encode(m) for m in metadata] if pre.needs_metadata or post.needs_metadata else None
+    metadata_json = [msgspec.json.encode(metadata_of(page, html=True)) for page in batch] if pre.needs_metadata or post.needs_metadata else None
     ids = [page.id for page in batch]
 
     pre_keyed, keep = pre.run(ids, [""] * len(batch), source, metadata_json)
     _add(counters, "skipped_pre_taggers", int((~keep).sum()))
-    kept = np.flatnonzero(keep)
-    results = extract.extract([batch[i].html for i in kept]) if len(kept) else []
-    extracted = []
-    for row, result in zip(kept.tolist(), results):
-        if isinstance(result, Rejected):
-            page = batch[row]
-            _add(counters, f"skipped_{result.reason}", 1)
-            reject(page.offset, page.kind, page.target_uri, result.reason, result.detail)
-        else:
-            extracted.append((row, result))
-    rows = np.array([row for row, _ in extracted], dtype=np.int64)
-    texts = [text for _, text in extracted]
+    rows, texts = _extracted(batch, np.flatnonzero(keep), extract, reject, counters)
 
     post_keyed, post_keep = post.run([ids[r] for r in rows], texts, source, [metadata_json[r] for r in rows] if metadata_json is not None else None)
     _add(counters, "skipped_post_taggers", int((~post_keep).sum()))
@@ -93,17 +81,29 @@ def _documents(batch: list[Page], unit: WarcUnit, pre: Stage, post: Stage, extra
     positions[final] = np.arange(len(final))
     post_positions = np.full(len(rows), -1, dtype=np.int64)
     post_positions[np.flatnonzero(post_keep)] = np.arange(len(final))
-    keyed = reindexed(pre_keyed, positions) + reindexed(post_keyed, post_positions)
-    attributes = attribute_objects(len(final), keyed)
+    attributes = attribute_objects(len(final), reindexed(pre_keyed, positions) + reindexed(post_keyed, post_positions))
 
     documents = []
-    text_of = dict(extracted)
-    for index, row in enumerate(final.tolist()):
-        page, text = batch[row], text_of[row]
-        meta = metadata[row] if settings.store_html_in_metadata or not with_html else metadata_of(page, html=False)
-        documents.append(Document(page.id, text, source, page.created, settings.added, VERSION, meta, attributes[index]))
+    for index, (row, text) in enumerate(zip(final.tolist(), (t for t, k in zip(texts, post_keep) if k))):
+        page = batch[row]
+        documents.append(Document(page.id, text, source, page.created, settings.added, VERSION, metadata_of(page, html=settings.store_html_in_metadata), attributes[index]))
         _add(counters, "text_bytes", len(text.encode()))
     return documents
+
+
+def _extracted(batch: list[Page], rows: np.ndarray, extract, reject: RejectsWriter, counters: dict[str, float]) -> tuple[np.ndarray, list[str]]:
+    """The rows whose pages gave a text, and their texts; the others counted and rejected."""
+    results = extract.extract([batch[row].html for row in rows]) if len(rows) else []
+    kept, texts = [], []
+    for row, result in zip(rows.tolist(), results):
+        if isinstance(result, Rejected):
+            page = batch[row]
+            _add(counters, f"skipped_{result.reason}", 1)
+            reject(page.offset, page.kind, page.target_uri, result.reason, result.detail)
+        else:
+            kept.append(row)
+            texts.append(result)
+    return np.array(kept, dtype=np.int64), texts
 
 
 def _add(counters: dict[str, float], key: str, value: int) -> None:

@@ -5,8 +5,8 @@ Units are picklable and :func:`convert_file` is top-level, so any executor can r
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import ExitStack
-from itertools import islice
 
 import msgspec
 import numpy as np
@@ -15,13 +15,15 @@ from dolma_sql import storage
 from dolma_sql.runtime import progress
 from dolma_sql.storage.commit import remove_temps
 from dolma_sql.tagger.registry import get_tagger
-from dolma_sql.warc.documents import Document, Stage, attribute_objects, metadata_of, reindexed, VERSION
+from dolma_sql.warc.documents import VERSION, Document, Stage, attribute_objects, metadata_of, reindexed
 from dolma_sql.warc.extraction import Rejected, extractor
 from dolma_sql.warc.plan import WarcUnit
 from dolma_sql.warc.records import Page, read_pages
 
 BATCH_PAGES = 256
 """Pages extracted and tagged together: enough to amortise a tagger call and a message to the extraction process."""
+BATCH_CHARACTERS = 32 << 20
+"""HTML characters in a batch at most (a batch of huge pages stays small)."""
 
 
 class RejectsWriter:
@@ -54,13 +56,26 @@ def convert_file(unit: WarcUnit) -> dict[str, float]:
         reject = RejectsWriter(unit.source, rejects_writer)
         encoder = msgspec.json.Encoder()
         pages = read_pages(unit.source, added=settings.added, counters=counters, reject=reject, progress=lambda n: progress.advance(bytes_read=n), staging=unit.input_staging)
-        while batch := list(islice(pages, BATCH_PAGES)):
+        for batch in _batches(pages):
             documents = _documents(batch, unit, pre, post, extract, reject, counters)
             if documents:
                 writer.write(encoder.encode_lines(documents))
             counters["documents"] += len(documents)
             progress.advance(documents=len(documents))
     return counters
+
+
+def _batches(pages: Iterator[Page]) -> Iterator[list[Page]]:
+    batch: list[Page] = []
+    characters = 0
+    for page in pages:
+        batch.append(page)
+        characters += len(page.html)
+        if len(batch) >= BATCH_PAGES or characters >= BATCH_CHARACTERS:
+            yield batch
+            batch, characters = [], 0
+    if batch:
+        yield batch
 
 
 def _documents(batch: list[Page], unit: WarcUnit, pre: Stage, post: Stage, extract, reject: RejectsWriter, counters: dict[str, float]) -> list[Document]:

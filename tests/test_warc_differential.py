@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 import shutil
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CONFORMANCE, run_oracle
-from warc_corpus import CLOCK_DATED, document_differences, write_warc
+from warc_corpus import CLOCK_DATED, document_differences, html_page, response, warc_bytes, write_warc
 
 pytestmark = pytest.mark.oracle
 
@@ -194,3 +195,27 @@ def test_truncated_file(oracle, tmp_path):
     assert len(outputs(tmp_path / "out")["cut.jsonl.gz"]) == options["records"]
 
 
+
+def test_unusable_target_uri(oracle, tmp_path):
+    """A target URI without ``scheme://`` (Heritrix's ``dns:`` records, ``mailto:``) or with a port out of
+    range: upstream's URL canonicalisation raises and the whole file is lost. dolma-sql rejects those
+    records (named in the rejects file) and writes the file's other pages as upstream writes them."""
+    odd = ("dns:example.com", "mailto:someone@example.com", "http://example.com:99999/port")
+    corpus = write_warc(tmp_path / "clean" / "odd.warc.gz", records=2, seed=5, specials=False, truncated=False)
+    rng = random.Random(5)
+    extra = b"".join(gzip.compress(warc_bytes(response(rng, uri, "2024-04-23T10:59:00Z", html_page(rng, i).encode(), "text/html; charset=utf-8",
+                                                        date="Tue, 23 Apr 2024 10:59:00 GMT")), mtime=0) for i, uri in enumerate(odd))
+    (tmp_path / "odd.warc.gz").write_bytes(corpus.path.read_bytes() + extra)
+    upstream = subprocess.run([str(oracle), "warc", "--documents", str(tmp_path / "odd.warc.gz"), "--destination",
+                               str(tmp_path / "upstream"), "--source_name", "cc-test"], capture_output=True, text=True, cwd=tmp_path)
+    assert upstream.returncode != 0 and "ValueError" in upstream.stderr
+
+    config = write_config(tmp_path, [str(tmp_path / "odd.warc.gz")], tmp_path / "out", **OURS, rejects=str(tmp_path / "rejects"))
+    result = run_dolma_sql(config, tmp_path)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-4000:]
+    run_oracle(oracle, ["warc", "--documents", str(corpus.path), "--destination", str(tmp_path / "clean" / "out"), "--source_name", "cc-test"],
+               cwd=tmp_path)
+    assert_same_documents(outputs(tmp_path / "clean" / "out"), outputs(tmp_path / "out"))
+    rejected = "".join(gzip.decompress(p.read_bytes()).decode() if p.suffix == ".gz" else p.read_text()
+                       for p in (tmp_path / "rejects").rglob("*") if p.is_file())
+    assert all(uri in rejected for uri in odd), rejected

@@ -39,6 +39,15 @@ LICENCES = (
     '<meta name="license" content="https://creativecommons.org/publicdomain/zero/1.0/">',
     '<a href="https://creativecommons.org/licenses/by-sa/2.5/legalcode.fr">licence</a>',
 )
+BARE_PAGES = {
+    "nav-only": '<html><head><title>Menu</title></head><body><nav><ul><li><a href="/a">A</a></li><li><a href="/b">B</a></li></ul></nav>'
+                "<footer>&copy; 2024</footer></body></html>",
+    "script-only": '<html><head><script>var x = 1;</script></head><body><script>document.write("hi")</script></body></html>',
+    "whitespace-body": "<html><body>   \n\t  </body></html>",
+    "no-markup": "just some plain words without any markup at all",
+    "form-only": '<html><body><form><input name=q value="search"><button>Go</button></form></body></html>',
+    "table-only": "<html><body><table><tr><td>1</td><td>2</td></tr></table></body></html>",
+}
 HOSTS = ("www.example.com", "news.example.org", "WWW2.Shop.example.net", "blog.example.co.uk", "example.com:80", "www.exämple.de")
 DATE = "Tue, 23 Apr 2024 10:{:02d}:{:02d} GMT"
 
@@ -239,6 +248,9 @@ def special_records(rng: random.Random, huge_size: int, nest_depth: int) -> Iter
     yield Record("resource", [("WARC-Target-URI", "https://example.com/resource.html"), ("WARC-Date", warc_date),
                               ("WARC-Record-ID", record_id(rng)), ("Content-Type", "text/html; charset=utf-8"),
                               ("WARC-Payload-Digest", payload_digest(body))], body), True
+    # pages with no main text: documents with an empty text (or a few words) and taggers on it
+    for name, html in BARE_PAGES.items():
+        yield response(rng, f"https://example.com/{name}", warc_date, html.encode(), "text/html; charset=utf-8", date=date), True
     # a metadata record (not converted)
     yield Record("metadata", [("WARC-Target-URI", "https://example.com/"), ("WARC-Date", warc_date),
                               ("WARC-Record-ID", record_id(rng)), ("Content-Type", "application/warc-fields")],

@@ -216,6 +216,9 @@ def test_keep_attribute_files_must_be_line_aligned(tmp_path: Path) -> None:
         handle.write(json.dumps({"id": "1", "attributes": {"s": [[0, 1, 1.0]]}}) + "\n")
     with pytest.raises(InputError, match="has 1 lines, its documents file .* has more than 1"):
         run_minhash(minhash_config(tmp_path, keep={"by": "highest", "attribute": "q/s"}))
+    with pytest.raises(InputError, match="attribute file that dedupe.minhash.keep.attribute names is missing") as error:
+        run_minhash(minhash_config(tmp_path, keep={"by": "highest", "attribute": "other/s"}))
+    assert error.value.path == str(tmp_path / "attributes" / "other" / "a.jsonl.gz")
 
 
 def test_a_rerun_with_an_index_signs_only_new_or_changed_files(tmp_path: Path, monkeypatch) -> None:

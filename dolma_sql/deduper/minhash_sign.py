@@ -15,6 +15,7 @@ from dolma_sql.deduper.minhash_signatures import Shingling, band_hashes, signatu
 from dolma_sql.errors import InputError
 from dolma_sql.formats.documents import iter_document_batches
 from dolma_sql.runtime.executor import Counters
+from dolma_sql.storage import urls
 from dolma_sql.storage.commit import remove_temps
 
 
@@ -98,6 +99,9 @@ def _attribute_values(path: str, key: str) -> pa.Array:
     """The score of the first span of the attribute ``key`` on every line of the attribute file ``path``."""
     import polars as pl
 
+    if not urls.exists(path):
+        raise InputError("the attribute file that dedupe.minhash.keep.attribute names is missing", path=path,
+                         hint="tag the documents with that attribute set first, or keep by a document field")  # fmt: skip
     parts = []
     for batch in iter_document_batches(path, fields=(f"attributes.{key}",), required=(), count_progress=False):
         spans = pl.from_arrow(batch.table.column(f"attributes.{key}").combine_chunks().cast(pa.large_string()))

@@ -146,6 +146,36 @@ def test_canonical_url(uri, expected):
     assert canonical_url(uri) == expected
 
 
+def library_url(uri: str) -> str:
+    """upstream's canonicalisation, step by step with its libraries."""
+    import re
+
+    from url_normalize import url_normalize
+    from w3lib.url import canonicalize_url
+
+    cleaned = re.sub(r"(^['\"<]+)|([/'\">]+$)", "", uri)
+    return re.sub(r"(^(www\d*\.))|(/+$)", "", str(url_normalize(canonicalize_url(cleaned))).split("://", 1)[1], flags=re.IGNORECASE)
+
+
+LABEL = st.text("abcxyz019-", min_size=1, max_size=8) | st.sampled_from(["www", "www2", "WWW", "Shop", "xn--bcher-kva", "a--b"])
+SEGMENT = st.text("abXY09_~-.%é", max_size=6) | st.sampled_from([".", "..", "", "a.b", "index.html"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["http", "https", "HTTP"]), st.lists(LABEL, min_size=1, max_size=4), st.lists(SEGMENT, max_size=4),
+       st.sampled_from(["", "/", "?b=2&a=1", "#top", ":8080", "//"]), st.sampled_from(["", "<", "'"]))
+def test_canonical_url_is_the_libraries(scheme, labels, segments, tail, quote):
+    """The plain-URL shortcut gives what w3lib and url-normalize give (generated URLs, plain ones and near misses)."""
+    uri = quote + f"{scheme}://{'.'.join(labels)}" + "".join("/" + segment for segment in segments) + tail + {"<": ">"}.get(quote, quote)
+    try:
+        expected = library_url(uri)
+    except (ValueError, IndexError, UnicodeError):
+        with pytest.raises(ValueError):
+            canonical_url(uri)
+        return
+    assert canonical_url(uri) == expected
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.datetimes(min_value=datetime.datetime(1970, 1, 1), max_value=datetime.datetime(2100, 1, 1)), st.sampled_from(["http", "warc"]))
 def test_header_dates_read_as_dateparser_reads_them(moment, form):

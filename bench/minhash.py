@@ -8,7 +8,8 @@ files) it runs datatrove's signatures, buckets, cluster and filter stages, each 
 executor with ``--processes`` workers, then ``dolma-sql dedupe --dedupe.minhash.attribute_name``
 with the same shingles (5 words), bands (14 x 8) and seed, and prints for every stage and end to end:
 wall and CPU seconds (user + sys of the process tree), documents/s, peak RSS of the whole tree and of
-its largest process, and the ratios. dolma-sql's stages are one command: its per-stage seconds come
+each process, and the ratios; the floor is floors.py's ``dedupe-paragraphs`` (every text read, parsed
+and hashed). dolma-sql's stages are one command: its per-stage seconds come
 from its report. datatrove's rows are saved under ``bench/.cache/minhash-*/results.json`` and reused by
 ``--skip-datatrove`` (noted "cached"). Both systems' duplicate counts are printed side by side.
 
@@ -26,10 +27,11 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from common import CACHE, REPO, Result, Row, corpus, corpus_info, dolma_sql_cmd, measure, print_table, save_result, saved_results
+from floors import floor_row
+
+from common import CACHE, REPO, Row, corpus, corpus_info, dolma_sql_cmd, measure, print_table, save_result, saved_results
 
 sys.path.insert(0, str(REPO / "tests"))
 from minhash_corpus import (  # noqa: E402  (tests/ holds the one corpus generator and datatrove runner)
@@ -44,42 +46,26 @@ from minhash_corpus import (  # noqa: E402  (tests/ holds the one corpus generat
 
 DATATROVE_STAGES = ("signatures", "buckets", "cluster", "filter")
 DOCS_PER_FILE = 10_000
-PER_PROCESS_RSS = "peak_process_rss_kb"
-
-
-@dataclass
-class Measured:
-    result: Result
-    process_rss_mb: float
-
-
-def measured(cmd: list[str], cwd: Path) -> Measured:
-    """``common.measure`` of ``cmd`` run under a small wrapper that also reports the largest single process's
-    peak RSS (the kernel's max-RSS of the reaped descendants, which ``measure`` folds into the tree figure)."""
-    wrapper = ("import resource, subprocess, sys\n"
-               "rc = subprocess.call(sys.argv[1:])\n"
-               f"print('{PER_PROCESS_RSS}', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
-               "sys.exit(rc)")
-    result = measure([sys.executable, "-c", wrapper, *cmd], cwd=cwd)
-    tail = [line for line in result.stderr.splitlines() if line.startswith(PER_PROCESS_RSS)]
-    return Measured(result, int(tail[-1].split()[1]) / 1024 if tail else float("nan"))
+FLOOR = "floor read+hash"
+"""floors.py's dedupe-paragraphs: every text gunzipped, parsed, split and hashed by DuckDB, nothing written."""
 
 
 def datatrove_rows(python: Path, documents: Path, work: Path, info, processes: int) -> list[Row]:
     shutil.rmtree(work, ignore_errors=True)
     rows = []
     for stage in DATATROVE_STAGES:
-        run = measured(datatrove_command(python, stage, documents, work, workers=processes), cwd=work.parent)
-        row = Row.of(f"datatrove {stage}", run.result, info, note=f"largest process {run.process_rss_mb:,.0f} MB")
+        result = measure(datatrove_command(python, stage, documents, work, workers=processes), cwd=work.parent)
+        row = Row.of(f"datatrove {stage}", result, info)
         rows.append(row)
-        print(f"[bench] datatrove {stage}: {run.result.seconds:.1f} s, CPU {run.result.cpu_seconds:.1f} s", flush=True)
+        print(f"[bench] datatrove {stage}: {result.seconds:.1f} s, CPU {result.cpu_seconds:.1f} s", flush=True)
         if not row.ok:
-            print(run.result.stderr[-3000:], file=sys.stderr)
+            print(result.stderr[-3000:], file=sys.stderr)
             break
     removed = sum(1 for path in (work / "removed").glob("*.jsonl.gz") for _ in _gzip_lines(path))
+    largest = max(rows, key=lambda r: r.largest_process_mb or 0)
     total = Row("datatrove (4 stages)", sum(r.seconds for r in rows), info.docs, info.bytes_uncompressed,
                 max(r.peak_rss_mb for r in rows), all(r.ok for r in rows), f"{removed:,} documents removed",
-                sum(r.cpu_seconds or 0 for r in rows))
+                sum(r.cpu_seconds or 0 for r in rows), largest.driver_peak_mb, largest.worker_peaks_mb)
     return [*rows, total]
 
 
@@ -97,15 +83,15 @@ def dolma_sql_rows(run_dir: Path, info, processes: int) -> tuple[list[Row], dict
     command = [*dolma_sql_cmd(), "dedupe", "--documents", str(run_dir / "documents" / "*.jsonl.gz"),
                "--dedupe.name", "minhash", "--dedupe.minhash.attribute_name", "minhash",
                "--processes", str(processes), "--report", str(report_file)]
-    run = measured(command, cwd=run_dir)
-    total = Row.of("dolma-sql minhash", run.result, info)
+    result = measure(command, cwd=run_dir)
+    total = Row.of("dolma-sql minhash", result, info)
     if not total.ok:
-        print(run.result.stderr[-3000:], file=sys.stderr)
+        print(result.stderr[-3000:], file=sys.stderr)
         return [total], {}
     report = json.loads(report_file.read_text())
     minhash = report.get("minhash", {})
     total.note = (f"{minhash.get('removed_documents', 0):,} removed, {minhash.get('clusters', 0):,} clusters, "
-                  f"{minhash.get('candidate_edges', 0):,} candidate edges; largest process {run.process_rss_mb:,.0f} MB")
+                  f"{minhash.get('candidate_edges', 0):,} candidate edges")
     rows = [Row(f"dolma-sql {stage}", seconds, info.docs, info.bytes_uncompressed, float("nan"), True, "from its report")
             for stage, seconds in minhash.get("stage_seconds", {}).items()]
     return [*rows, total], report
@@ -126,7 +112,8 @@ def performance(args: argparse.Namespace) -> None:
         if args.only != "dolma-sql":
             cached = saved_results(results, valid_for) if args.skip_datatrove else {}
             if cached:
-                rows += [cached[f"datatrove {stage}"] for stage in DATATROVE_STAGES] + [cached["datatrove (4 stages)"]]
+                rows += [cached[name] for name in (*(f"datatrove {stage}" for stage in DATATROVE_STAGES), "datatrove (4 stages)")
+                         if name in cached]
             elif python is None:
                 raise SystemExit('no datatrove venv: python -m venv .datatrove && .datatrove/bin/pip install "datatrove==0.10.1" orjson "xxhash<4" regex tokenizers')
             else:
@@ -135,12 +122,14 @@ def performance(args: argparse.Namespace) -> None:
                     rows.append(row)
         report = {}
         if args.only != "datatrove":
+            rows.insert(0, floor_row(FLOOR, "dedupe-paragraphs", info, args.processes))
             ours, report = dolma_sql_rows(run_dir, info, args.processes)
             rows += ours
         load = os.getloadavg()
         print_table(rows, title=f"minhash dedupe: {info.docs:,} documents, {files} files, {args.processes} processes "
                                 f"(load {load[0]:.1f} at the end)",
-                    baselines={"× vs datatrove": "datatrove (4 stages)"} if any(r.system == "datatrove (4 stages)" for r in rows) else {})
+                    baselines={"× vs datatrove": "datatrove (4 stages)"} if any(r.system == "datatrove (4 stages)" for r in rows) else {},
+                    floors={"÷ floor": FLOOR} if any(r.system == FLOOR for r in rows) else {})
         if report:
             (run_dir / f"report-{time.strftime('%Y%m%dT%H%M%S')}.json").write_text(json.dumps(report, indent=1))
 
@@ -178,9 +167,13 @@ def quality_plot(args: argparse.Namespace) -> None:
                             label=f"{name} ({len(result.removed):,} removed, {quality.removed_below(0.5):.1%} below 0.5)")
         print(f"{name}: recall(J>=0.85) {quality.recall(0.85):.3f} over {quality.pairs(0.85)} pairs; "
               f"removed {len(result.removed)}, {quality.removed_below(0.5):.3f} below J 0.5")
+    if len(systems) == 2:
+        ours, theirs = systems.values()
+        print(f"removed by only one of the two: {len(ours.removed ^ theirs.removed)} of {len(planted.documents)} documents "
+              f"(agreement {1 - len(ours.removed ^ theirs.removed) / len(planted.documents):.3f}; the kept one chosen alike)")
     recall_axes.set(xlabel="exact Jaccard similarity of the pair (5-word shingles)", ylabel="fraction of pairs in one cluster",
                     title=f"recall ({sum(counts)} pairs at J >= 0.3)", xlim=(0.25, 1.02), ylim=(-0.02, 1.02))
-    precision_axes.set(xlabel="t", ylabel="fraction of removed documents with J >= t to the kept one",
+    precision_axes.set(xlabel="t", ylabel="removed with J >= t to the one kept",
                        title="precision of removals", xlim=(0, 1.02), ylim=(-0.02, 1.02))
     for axes in (recall_axes, precision_axes):
         axes.grid(alpha=0.3)

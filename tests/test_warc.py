@@ -188,9 +188,19 @@ def test_header_dates_read_as_dateparser_reads_them(moment, form):
 def test_unreadable_or_missing_dates_fall_back_to_added():
     assert header_timestamp(None, ADDED) == ADDED and header_timestamp("not a date", ADDED) == ADDED
     assert header_timestamp("Thursday, 25-Apr-24 16:27:48 GMT", ADDED) == "2024-04-25T16:27:48.000Z"
-    impossible = "Sat, 31 Feb 2024 10:00:00 GMT"  # the fast path's form, but no such day: dateparser decides, as upstream
-    parsed = dateparser.parse(date_string=impossible, date_formats=["%a, %d %b %Y %H:%M:%S %Z", "%Y-%m-%dT%H:%M:%SZ"])
-    assert header_timestamp(impossible, ADDED) == (parsed.strftime("%Y-%m-%dT%H:%M:%S.%f")[:23] + "Z" if parsed else ADDED)
+
+
+
+@pytest.mark.parametrize("text", [
+    *(f"Sat, {day} {month} {year} 10:00:00 GMT" for day in (29, 30, 31) for month in ("Feb", "Apr", "Jun", "Sep", "Nov") for year in (2023, 2024)),
+    "2024-02-30T10:00:00Z", "2023-02-29T23:59:59Z", "2024-04-31T00:00:00Z",
+    # the same forms with other impossible fields: dateparser itself decides (it reads some of them)
+    "Mon, 00 Jan 2024 10:00:00 GMT", "Mon, 15 Apr 2024 24:00:00 GMT", "2024-13-01T10:00:00Z", "2024-00-10T10:00:00Z",
+])
+def test_impossible_dates_read_as_dateparser_reads_them(text):
+    """A day past its month's end is no date without asking dateparser (which concludes the same, slowly)."""
+    parsed = dateparser.parse(date_string=text, date_formats=["%a, %d %b %Y %H:%M:%S %Z", "%Y-%m-%dT%H:%M:%SZ"])
+    assert header_timestamp(text, ADDED) == (parsed.strftime("%Y-%m-%dT%H:%M:%S.%f")[:23] + "Z" if parsed else ADDED)
 
 
 # --- generated records: charsets, skips, rejects, the time limit ------------------------------------------------

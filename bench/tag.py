@@ -65,6 +65,8 @@ def main() -> None:
     parser.add_argument("--skip-upstream", action="store_true",
                         help="reuse upstream's last timing and output for a case when its taggers are unchanged")
     parser.add_argument("--skip-dolma-sql", action="store_true", help="run (and cache) upstream only")
+    parser.add_argument("--no-upstream", action="store_true",
+                        help="time dolma-sql and the floor only (while upstream runs apart with --skip-dolma-sql); attributes not compared")
     args = parser.parse_args()
 
     corpus_dir = corpus(args.docs, args.files)
@@ -81,18 +83,21 @@ def main() -> None:
         common_args = ["tag", "--documents", documents, "--taggers", *taggers, "--processes", str(args.processes)]
         # upstream's output is kept beside the corpus so --skip-upstream can compare against it later
         upstream_row = saved_results(results_file, valid_for).get(f"upstream {label}") if args.skip_upstream else None
-        if upstream_row is None or not (corpus_dir / "attributes" / up_name).is_dir():
+        if args.no_upstream:
+            upstream_row = None
+        elif upstream_row is None or not (corpus_dir / "attributes" / up_name).is_dir():
             shutil.rmtree(corpus_dir / "attributes" / up_name, ignore_errors=True)
             upstream = measure([str(oracle_dolma()), *common_args, "--experiment", up_name], cwd=corpus_dir)
             upstream_row = Row.of(f"upstream {label}", upstream, info)
             save_result(results_file, upstream_row, valid_for)
-        rows.append(upstream_row)
+        if upstream_row is not None:
+            rows.append(upstream_row)
         if args.skip_dolma_sql:
             continue
         shutil.rmtree(corpus_dir / "attributes" / sql_name, ignore_errors=True)
         ours = measure([*dolma_sql_cmd(), *common_args, "--experiment", sql_name, "--ignore_existing"], cwd=corpus_dir)
         note = ""
-        if upstream_row.ok and ours.returncode == 0:
+        if upstream_row is not None and upstream_row.ok and ours.returncode == 0:
             diff = differences_renamed(corpus_dir / "attributes" / up_name, corpus_dir / "attributes" / sql_name, up_name, sql_name)
             note = "attributes equal" if not diff else f"DIFFERENT: {diff}"
         rows.append(Row.of(f"dolma-sql {label}", ours, info, note=note))
@@ -102,7 +107,7 @@ def main() -> None:
         group = [r for r in rows if r.system.split(" ", 1)[1].startswith(f"({case})")]
         floors = {"÷ floor": group[-1].system} if group[-1].system.startswith("floor") else {}
         print_table(group, title=f"dolma tag vs dolma-sql tag, case ({case}), {info.docs:,} docs, {args.processes} processes",
-                    baselines={"× vs upstream": group[0].system}, floors=floors)
+                    baselines={"× vs upstream": group[0].system} if group[0].system.startswith("upstream") else {}, floors=floors)
 
 
 def differences_renamed(expected_dir: Path, actual_dir: Path, expected_name: str, actual_name: str) -> str:

@@ -10,7 +10,8 @@ counts as "first" depends on thread scheduling), and prints seconds, CPU seconds
 uncompressed input, peak RSS (process tree, and each process) and the speed ratio against upstream, one table
 per mode. Each table has two floors (``floors.py``): the same documents read and parsed, paragraphs split
 and every key hashed, with nothing filtered or written, once with DuckDB's 64-bit hash (Bloom mode's) and
-once with MD5 (exact mode's); each dolma-sql row shows how many times its floor it costs.
+once with Polars' XXH3 under two seeds (exact mode's 128 bits); each dolma-sql row shows how many times each
+floor it costs.
 
 Paragraph mode uses the settings of bench/common.py's ``dedupe_paragraphs`` set (skip_empty, a filter
 for 15 keys per document at a false-positive rate of 1e-7); URL mode keys on ``$.metadata.url``.
@@ -73,7 +74,7 @@ def main() -> None:
         if not args.skip_upstream:
             systems = {f"upstream ({mode})": [str(oracle_dolma()), "dedupe", *flags, *bloom, "--bloom_filter.file",
                                               str(run_dir / f"{mode}.upstream.bin")], **systems}
-        floors = {f"floor hash ({mode})": "hash", f"floor md5 ({mode})": "md5"}
+        floors = {f"floor hash ({mode})": "hash", f"floor xxh3 ({mode})": "xxh3"}
         rows: list[Row] = [floor_row(name, f"dedupe-{mode}", info, args.processes, hash=kind) for name, kind in floors.items()]
         reference = upstream_total = None
         for system, command in systems.items():

@@ -8,8 +8,8 @@ Kinds (one function each, :data:`KINDS`):
 - ``documents``: gunzip + JSON parse + re-serialise + gzip of every document (the mixer's floor; with
   ``--attributes``, the attribute files the mixer reads too are gunzipped and parsed);
 - ``dedupe-paragraphs`` / ``dedupe-url``: gunzip + Arrow JSON parse of ``id`` and the key (``text``, or
-  ``metadata.url``) + paragraph split + DuckDB's hash of every key (``--option hash=md5``: the 128-bit hash
-  of exact mode), no filter and nothing written;
+  ``metadata.url``) + paragraph split + DuckDB's hash of every key (option ``hash: xxh3``: exact mode's
+  128 bits, Polars' XXH3 string hash under two seeds), no filter and nothing written;
 - ``stat``: gunzip + Arrow JSON parse of every attribute file;
 - ``tokens``: the tokenizer's own ``encode_batch`` over the texts (read before the clock starts), in slices
   as dolma-sql hands them, with its default threads; ids fetched, nothing written;
@@ -120,8 +120,12 @@ def dedupe_floor(mode: str) -> Callable[[str, str, dict, Clock], int]:
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        import polars as pl
+
+        from dolma_sql.deduper.fingerprints import EXACT_SEEDS
+
         connection = duckdb.connect(config={"threads": 1})
-        query = ("SELECT md5_number(k) AS h FROM keys" if options.get("hash") == "md5" else "SELECT hash(k) AS h FROM keys")
+        exact = options.get("hash") == "xxh3"
         count = 0
         for table in _parsed(path, _documents_schema("id", "text" if mode == "paragraphs" else "metadata")):
             count += table.num_rows
@@ -129,8 +133,13 @@ def dedupe_floor(mode: str) -> Callable[[str, str, dict, Clock], int]:
                 keys = pc.list_flatten(pc.split_pattern(table.column("text").combine_chunks(), "\n"))
             else:
                 keys = pc.struct_field(table.column("metadata").combine_chunks(), "url")
+            if exact:  # exact mode's 128 bits: Polars' XXH3 string hash under its two seeds
+                series = pl.Series(keys)
+                for seed in EXACT_SEEDS:
+                    series.hash(seed).to_numpy()
+                continue
             connection.register("keys", pa.table({"k": keys}))
-            connection.sql(query).to_arrow_table()
+            connection.sql("SELECT hash(k) AS h FROM keys").to_arrow_table()
             connection.unregister("keys")
         return count
 

@@ -4,10 +4,10 @@ upstream are in test_warc_differential.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import gzip
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -42,12 +42,8 @@ def convert(documents: list[str], destination: Path, **options):
 
 
 def invoke(args: list[str], cwd: Path):
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
+    with contextlib.chdir(cwd):
         return CliRunner().invoke(app, args)
-    finally:
-        os.chdir(previous)
 
 
 def fail(args: list[str], cwd: Path) -> str:

@@ -362,3 +362,18 @@ def test_a_page_that_kills_the_extraction_process_is_rejected_and_the_rest_extra
         bounded.close()
     assert isinstance(results[0], Rejected) and results[0].reason == "crashed"
     assert "After paragraph 0" in results[1]
+
+
+def test_a_record_cut_short_in_an_uncompressed_warc_is_rejected(tmp_path):
+    """An uncompressed WARC whose last record ends before its Content-Length: that record is rejected as truncated
+    (with its offset), the records before it are documents."""
+    records = [warcinfo(), response("https://example.com/whole", page("Whole")), response("https://example.com/cut", page("Cut", 40))]
+    path = tmp_path / "in" / "plain.warc"
+    path.parent.mkdir()
+    data = b"".join(records)
+    path.write_bytes(data[:-400])
+    result = convert([str(path)], tmp_path / "out", rejects=str(tmp_path / "rejects"))
+    assert [d["metadata"]["url"] for d in lines(tmp_path / "out" / "plain.jsonl.gz")] == ["example.com/whole"]
+    rejected = lines(tmp_path / "rejects" / "plain.rejects.jsonl.gz")
+    assert [(r["reason"], r["target_uri"], r["uncompressed_offset"]) for r in rejected] == [("truncated", "https://example.com/cut", len(records[0]) + len(records[1]))]
+    assert result.counters["skipped_truncated"] == 1

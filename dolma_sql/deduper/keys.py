@@ -108,11 +108,11 @@ def _cumsum_by_group(values: np.ndarray, group_start: np.ndarray) -> np.ndarray:
 
 
 def _paragraph_keys(texts: pa.Array, settings: Settings, fingerprinter: Fingerprinter) -> BatchKeys:
-    text_lengths = pc.utf8_length(texts).to_numpy().astype(np.int64)
     split = pc.split_pattern(texts, settings.separator)
     paragraphs = pc.list_flatten(split)
     paragraph_doc = pc.list_parent_indices(split).to_numpy().astype(np.int64)
     lengths = pc.utf8_length(paragraphs).to_numpy().astype(np.int64)
+    text_lengths = _text_lengths(lengths, np.diff(split.offsets.to_numpy()), len(settings.separator))
     start, end = paragraph_spans(text_lengths, lengths, paragraph_doc, len(settings.separator))
     keep = (text_lengths[paragraph_doc] > 0) & ~_skipped(paragraphs, lengths, settings)
     nbytes = pc.binary_length(paragraphs).to_numpy().astype(np.int64)
@@ -127,6 +127,13 @@ def _paragraph_keys(texts: pa.Array, settings: Settings, fingerprinter: Fingerpr
         writes_empty=writes_empty, doc=paragraph_doc[index], start=start[index], end=end[index], nbytes=nbytes[index],
         count=count, kind=kind, fingerprint=fingerprint, key_unit=key_unit, whole=whole,
     )  # fmt: skip
+
+
+def _text_lengths(paragraph_lengths: np.ndarray, paragraphs_per_text: np.ndarray, separator_length: int) -> np.ndarray:
+    """Each text's length in code points: its paragraphs' and the separators between them (every text,
+    the empty one too, splits into at least one paragraph), without scanning the texts again."""
+    first = np.cumsum(paragraphs_per_text) - paragraphs_per_text
+    return np.add.reduceat(paragraph_lengths, first) + (paragraphs_per_text - 1) * separator_length if len(first) else np.zeros(0, np.int64)
 
 
 def _ngram_keys(paragraphs: pa.Array, settings: Settings, fingerprinter: Fingerprinter):

@@ -45,6 +45,7 @@ def run(config: WarcConfig, *, executor: Executor, quiet: bool = False, warn: Ca
     from dolma_sql import storage
     from dolma_sql.runtime import Ledger, run_units
     from dolma_sql.storage import urls
+    from dolma_sql.warc.extraction import close_extractors
     from dolma_sql.warc.linearizers import require_linearizer
     from dolma_sql.warc.plan import WarcSettings, plan_units
     from dolma_sql.warc.unit import convert_file
@@ -74,7 +75,10 @@ def run(config: WarcConfig, *, executor: Executor, quiet: bool = False, warn: Ca
     for destination in config.destination:
         storage.write_bytes(added_record(destination), added.encode())
     ledger = Ledger("warc", {"settings": settings, "rejects": config.rejects is not None})
-    counters = run_units(convert_file, units, executor=executor, label="warc", ledger=ledger, redo=config.ignore_existing, quiet=quiet, on_result=_warning_when_empty(warn))
+    try:
+        counters = run_units(convert_file, units, executor=executor, label="warc", ledger=ledger, redo=config.ignore_existing, quiet=quiet, on_result=_warning_when_empty(warn))
+    finally:
+        close_extractors()  # the units this process ran left one idle
     return WarcResult(counters, added, time.perf_counter() - started, units)
 
 

@@ -188,6 +188,7 @@ def extractor(linearizer: str, time_limit: float) -> InProcessExtractor | Bounde
 
 
 @atexit.register
-def _close_all() -> None:
+def close_extractors() -> None:
+    """Stop this process's extraction processes (a run's end; the next page starts one again)."""
     for each in _EXTRACTORS.values():
         each.close()

@@ -1,6 +1,6 @@
 """Scale-out benchmark: mix and tag on the local executor, on Ray, and on Ray over an S3 store, in one run.
 
-    python bench/scale.py [--docs 200000] [--files 20] [--cpus 2] [--repeat N] [--units 100000] [--only commands|scheduling]
+    python bench/scale.py [--docs 200000] [--files 20] [--cpus 2] [--repeat N] [--units 100000] [--only commands|scheduling] [--commands mix tag]
 
 On the mix bench's corpus (``bench/mix.py``: generated, with the gopher, pii, c4 and dedupe_paragraphs
 attribute sets that ``recipes/mix-jsonpath.yaml`` reads) it runs ``mix`` with that recipe and ``tag``
@@ -155,6 +155,9 @@ def tag_run(setup: str, corpus_url: str, output: str, cpus: int, services: Servi
     return run_measured(f"tag: {SETUPS[setup]}", cmd, services.environment(setup), services, info)
 
 
+RUNS = {"mix": mix_run, "tag": tag_run}
+
+
 def executor_flags(setup: str, cpus: int) -> list[str]:
     return ["--processes", str(cpus)] if setup == "a" else ["--executor", "ray"]
 
@@ -199,7 +202,7 @@ def run_commands(args, corpus_dir: Path, services: Services) -> bool:
     runs: dict[str, list[Row]] = {}
     outputs: dict[str, str] = {}
     for _ in range(max(1, args.repeat)):  # interleaved: this machine's speed drifts within minutes
-        for command, run in (("mix", mix_run), ("tag", tag_run)):
+        for command, run in ((name, RUNS[name]) for name in args.commands):
             for setup in SETUPS:
                 corpus_url, out_root = places[setup]
                 output = f"{out_root}/{command}-{setup}"
@@ -208,7 +211,7 @@ def run_commands(args, corpus_dir: Path, services: Services) -> bool:
                 runs.setdefault(row.system, []).append(row)
                 outputs[f"{command}-{setup}"] = output
     ok = True
-    for command in ("mix", "tag"):
+    for command in args.commands:
         rows = {setup: median_run(runs[f"{command}: {SETUPS[setup]}"]) for setup in SETUPS}
         print_table(list(rows.values()), title=f"{command}: {info.docs:,} docs, {info.bytes_uncompressed / 1e6:,.0f} MB JSONL in "
                                                f"{len(info.files)} files, {args.cpus} CPUs", baselines={})
@@ -269,6 +272,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=1, metavar="N", help="run every setup N times, interleaved, and show each one's median run")
     parser.add_argument("--units", type=int, default=100_000, help="trivial units of the scheduling bench")
     parser.add_argument("--only", choices=["commands", "scheduling"], help="run one part only")
+    parser.add_argument("--commands", nargs="+", choices=list(RUNS), default=list(RUNS), help="the commands to measure (default: all)")
     parser.add_argument("--schedule", type=int, metavar="UNITS", help=argparse.SUPPRESS)  # the scheduling driver itself
     args = parser.parse_args(argv)
     if args.schedule:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -116,11 +117,29 @@ def test_the_driver_holds_at_most_max_in_flight_tasks(executor):
     assert results == 200 == units.taken
 
 
-def test_the_workers_progress_reaches_the_driver(executor):
+@pytest.mark.parametrize("relay_after_seconds", [0.0, 60.0], ids=["relayed while units run", "with the outcomes"])
+def test_the_workers_progress_reaches_the_driver(executor, relay_after_seconds):
+    import ray
+
     units = [1000, 2000, 3000, 4000, 5000]
-    with RunProgress("test", units=len(units), total_bytes=sum(units), quiet=True) as display:
-        assert len(list(executor.map_unordered(advancing, units))) == len(units)
+    before = set(ray.util.list_named_actors())
+    with RayExecutor(relay_after_seconds=relay_after_seconds) as reporting:  # on the module's connection to the cluster
+        with RunProgress("test", units=len(units), total_bytes=sum(units), quiet=True) as display:
+            assert len(list(reporting.map_unordered(advancing, units))) == len(units)
+        relays = set(ray.util.list_named_actors()) - before
     assert display.streamed_bytes == sum(units)
+    assert len(relays) == (relay_after_seconds == 0), "the relay starts only when units run long"
+
+
+def test_workers_import_the_prepared_modules_as_soon_as_the_executor_is_entered(executor, tmp_path, monkeypatch):
+    """Before any unit: the job's workers start and import them while the driver plans its run."""
+    monkeypatch.chdir(tmp_path)
+    with RayExecutor() as warming:  # on the module's connection to the cluster
+        warming.prepare("ray_warm_marker")
+        deadline = time.monotonic() + 120  # a generous bound for a loaded machine; the wait ends at the event
+        while not list(tmp_path.glob("warmed-by-*")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert list(tmp_path.glob("warmed-by-*")), "no worker imported the prepared module"
 
 
 def test_workers_take_the_object_store_settings_of_their_node(executor, s3_server):

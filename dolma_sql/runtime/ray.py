@@ -5,8 +5,14 @@ document data goes through Ray's object store. At most ``max_in_flight`` tasks a
 time, so the driver holds what is in flight, not the whole plan. Ray retries a task whose worker
 or node was lost, and a task that failed with a transient storage or network error; a user error
 is returned as the task's value, so it is never retried and stops the run with its file and line
-as locally. Interrupting the driver cancels the tasks in flight. Workers' progress reaches the
-driver through a small actor that the driver polls.
+as locally. Interrupting the driver cancels the tasks in flight. Workers' progress comes back with
+each unit's outcome; when units run long (no outcome for :data:`RELAY_AFTER_SECONDS`), the driver
+starts a small actor that workers send their progress to while a unit runs, and polls it.
+
+Each run of a command is a new Ray job, whose worker processes start from scratch (Python, Ray, then
+the command's modules) and end with it: the executor asks for them as soon as it is entered, with
+one warm-up task per CPU of the cluster that imports the modules named by :meth:`RayExecutor.prepare`,
+so that they start while the driver plans the run, not after.
 
 Workers run in the driver's working directory when it exists on their node (relative paths and
 ``--tagger_modules file.py`` mean what they mean to the driver), with the process settings the
@@ -47,6 +53,10 @@ MIN_IN_FLIGHT = 64
 """Tasks in flight: enough to keep every CPU busy while the driver collects results (short units are
 latency-bound), few enough that the driver's memory does not grow with the plan."""
 
+RELAY_AFTER_SECONDS = 10.0
+"""How long the driver waits without any outcome before it starts the progress relay: short units report
+their progress with their outcomes, and a run of them never pays for the relay's process."""
+
 RESULTS_PER_WAIT = 16
 """Results the driver waits for at once (at most :data:`POLL_SECONDS`): one call to Ray per result
 costs the driver more CPU than a short unit takes."""
@@ -65,19 +75,26 @@ class RayExecutor(Executor):
     """Runs units as Ray tasks on the cluster at ``address`` (else ``RAY_ADDRESS``, else a Ray started on this
     machine). ``allocator`` is preloaded into the workers as the local pool does (see :mod:`.tuning`)."""
 
-    def __init__(self, address: str | None = None, *, allocator: str = "auto", max_in_flight: int | None = None) -> None:
+    def __init__(
+        self, address: str | None = None, *, allocator: str = "auto", max_in_flight: int | None = None, relay_after_seconds: float = RELAY_AFTER_SECONDS
+    ) -> None:
         ray_module()  # a missing Ray is said before any work
         self.address = address or os.environ.get("RAY_ADDRESS")
         self.allocator = allocator
         self.max_in_flight = max_in_flight
+        self.relay_after_seconds = relay_after_seconds
         self.preload: list[str] = []
         self._started_ray = False
+        self._entered = False
         self._relay: Any = None
-        self._relay_name = ""
+        self._relay_name = f"dolma-sql-progress-{uuid.uuid4().hex}"
+        self._warming: list[Any] = []
 
     def prepare(self, module: str) -> None:
         if module not in self.preload:
             self.preload.append(module)
+            if self._entered:
+                self._warm_up(ray_module())
 
     def __enter__(self) -> RayExecutor:
         ray = ray_module()
@@ -91,12 +108,18 @@ class RayExecutor(Executor):
                 configure_logging=False,
             )
             self._started_ray = True
+        self._entered = True
+        if self.preload:
+            self._warm_up(ray)
         return self
 
     def __exit__(self, *exc_info) -> None:
+        self._entered = False
+        self._warming = []
         if self._relay is not None and not self._started_ray:  # a Ray the caller started outlives the run
             ray_module().kill(self._relay)
         self._relay = None
+        self._relay_name = f"dolma-sql-progress-{uuid.uuid4().hex}"  # workers may still hold the killed one
         if self._started_ray:
             ray_module().shutdown()
             self._started_ray = False
@@ -114,21 +137,29 @@ class RayExecutor(Executor):
             if entered:
                 self.__exit__(None, None, None)
 
-    def _setup(self, ray: Any) -> _WorkerSetup:
-        """What the workers set up for this executor's runs (its progress relay is started the first time)."""
-        if self._relay is None:
-            self._relay_name = f"dolma-sql-progress-{uuid.uuid4().hex}"
-            self._relay = ray.remote(num_cpus=0)(_ProgressRelay).options(name=self._relay_name).remote()
+    def _setup(self) -> _WorkerSetup:
+        """What the workers set up for this executor's runs."""
         return _WorkerSetup(tuple(self.preload), self._relay_name, os.getcwd(), tuple(sorted(worker_environment().items())))
 
+    def _warm_up(self, ray: Any) -> None:
+        """One task per CPU of the cluster that sets its worker up (imports included) and returns: the job's
+        workers start now, while the driver plans, and the units find them ready. Their outcomes are not
+        awaited (a failing import fails the units, which say so)."""
+        warm = ray.remote(max_retries=0)(_warm_up_worker)
+        setup = self._setup()
+        self._warming = [warm.remote(setup) for _ in range(int(ray.cluster_resources().get("CPU", 1)))]
+
+    def _start_relay(self, ray: Any) -> None:
+        self._relay = ray.remote(num_cpus=0)(_ProgressRelay).options(name=self._relay_name).remote()
+
     def _run(self, ray: Any, fn: Callable[[U], Counters], units) -> Iterator[tuple[U, Counters | DolmaSqlError]]:
-        setup = self._setup(ray)
+        setup = self._setup()
         task = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=[TransientFailure])(_task_of(fn, setup))
         limit = self.max_in_flight or max(MIN_IN_FLIGHT, TASKS_PER_CPU * int(ray.cluster_resources().get("CPU", 1)))
         batch = max(1, min(RESULTS_PER_WAIT, limit // 4))  # a wait never holds back the refill of the queue
         queue = iter(units)
         pending: dict[Any, Any] = {}
-        relayed = time.monotonic()
+        relayed = last_outcome = time.monotonic()
         try:
             while True:
                 for unit in itertools.islice(queue, limit - len(pending)):
@@ -136,9 +167,14 @@ class RayExecutor(Executor):
                 if not pending:
                     break
                 done, _ = ray.wait(list(pending), num_returns=min(len(pending), batch), timeout=POLL_SECONDS)
-                if time.monotonic() - relayed >= POLL_SECONDS:
+                now = time.monotonic()
+                if done:
+                    last_outcome = now
+                elif self._relay is None and now - last_outcome >= self.relay_after_seconds:
+                    self._start_relay(ray)
+                if now - relayed >= POLL_SECONDS:
                     self._relay_progress(ray)
-                    relayed = time.monotonic()
+                    relayed = now
                 for ref, (outcome, unreported) in zip(done, _outcomes(ray, done, pending)):
                     if unreported:
                         progress.advance(**unreported)
@@ -150,8 +186,9 @@ class RayExecutor(Executor):
             raise
 
     def _relay_progress(self, ray: Any) -> None:
-        for counts in ray.get(self._relay.take.remote()):
-            progress.advance(**counts)
+        if self._relay is not None:
+            for counts in ray.get(self._relay.take.remote()):
+                progress.advance(**counts)
 
 
 def worker_environment() -> dict[str, str]:
@@ -260,35 +297,54 @@ def _as_user_error(error: Exception, unit: Any) -> DolmaSqlError:
     )
 
 
+def _warm_up_worker(setup: _WorkerSetup) -> None:
+    try:
+        _set_up_worker(setup)
+    except Exception:  # the units that need the setup report it
+        pass
+
+
 @lru_cache(maxsize=8)
 def _set_up_worker(setup: _WorkerSetup) -> _Reports:
-    """Once per worker process and run: the process settings, the driver's working folder, tuning, the progress
-    relay, the preloads."""
+    """Once per worker process and run: the process settings, the driver's working folder, tuning, the preloads."""
     os.environ.update(setup.environment)
     if os.path.isdir(setup.cwd):
         os.chdir(setup.cwd)
     keep_freed_memory()
-    reports = _Reports(ray_module().get_actor(setup.relay))
+    reports = _Reports(setup.relay)
     for module in setup.preload:
         importlib.import_module(module)
     return reports
 
 
 class _Reports:
-    """A worker's progress: sent to the relay without waiting while a unit runs (at most every
-    :data:`~.progress.REPORT_SECONDS`), the rest returned with the unit's outcome."""
+    """A worker's progress: sent to the relay, once the driver has started it, without waiting while a unit
+    runs (at most every :data:`~.progress.REPORT_SECONDS`); what is not sent is returned with the unit's outcome."""
 
-    def __init__(self, relay: Any) -> None:
-        self.relay = relay
+    def __init__(self, relay_name: str) -> None:
+        self.relay_name = relay_name
+        self.relay: Any = None
         self.sent: Any = None
         self.ending = False
         self.unreported: dict | None = None
 
     def send(self, counts: dict) -> None:
-        if self.ending:
-            self.unreported = counts
-        else:
+        if self.unreported:
+            counts = {key: counts.get(key, 0) + self.unreported.get(key, 0) for key in counts.keys() | self.unreported.keys()}
+            self.unreported = None
+        if not self.ending and self._relay() is not None:
             self.sent = self.relay.add.remote(counts)
+        else:
+            self.unreported = counts
+
+    def _relay(self) -> Any:
+        """The run's progress relay, if the driver has started it (looked up at most once a report)."""
+        if self.relay is None:
+            try:
+                self.relay = ray_module().get_actor(self.relay_name)
+            except ValueError:
+                pass
+        return self.relay
 
     def settle(self) -> dict | None:
         """The counts not yet sent; those sent during the unit have reached the relay (it runs one worker's

@@ -16,9 +16,8 @@ Kinds (one function each, :data:`KINDS`):
 - ``tag-gopher`` / ``tag-c4`` / ``tag-pii``: the tagger's kernel alone over pre-decoded Arrow batches;
   ``tag-cld2``: the ``pycld2.detect`` calls alone over each batch's distinct paragraphs;
   ``tag-all``: the four in one pass over the same batches;
-- ``warc``: fastwarc's iteration over the pages of each WARC file, each decoded as upstream decodes it, by
-  the cheapest way to the same text (the declared charset; else ASCII when it is all ASCII; else
-  charset-normalizer's detection) and linearized (``--options '{"linearizer": ...}'``, dolma-sql's settings);
+- ``warc``: fastwarc's iteration over the pages of each WARC file, each decoded (dolma-sql's ``decode``: the
+  text upstream decodes, by its cheapest way) and linearized (``--options '{"linearizer": ...}'``, dolma-sql's settings);
   no JSON, no taggers, nothing written.
 
 Read+parse floors time the whole process (start-up included, as the command's own figure does); kernel
@@ -213,31 +212,19 @@ def tag_floor(families: Sequence[str]) -> Callable[[str, str, dict, Clock], int]
     return floor
 
 
-def _decoded(record, content: bytes) -> str:
-    if record.http_charset:
-        try:
-            return content.decode(record.http_charset)
-        except (UnicodeDecodeError, LookupError):
-            pass
-    if content.isascii():
-        return content.decode("ascii")
-    from charset_normalizer import detect
-
-    encoding = detect(content)["encoding"]
-    return content.decode(encoding, errors="replace") if encoding else ""
-
-
 def warc_floor(path: str, out: str, options: dict, clock: Clock) -> int:
     """Every page of a WARC file decoded and linearized; the text is dropped."""
     from fastwarc.warc import ArchiveIterator, WarcRecordType
 
     from dolma_sql.warc.linearizers import make_linearizer
+    from dolma_sql.warc.records import decode
 
     linearize = make_linearizer(options["linearizer"])
     pages = 0
     with open(path, "rb") as stream:
         for record in ArchiveIterator(stream, record_types=WarcRecordType.response | WarcRecordType.resource):
-            if html := _decoded(record, record.reader.read()):
+            html, _ = decode(record.reader.read(), record.http_charset)
+            if html:
                 linearize(html)
                 pages += 1
     return pages

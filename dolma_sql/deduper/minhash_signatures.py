@@ -22,7 +22,9 @@ from dolma_sql.text import fmix64
 HASH_SCHEME = "dolma-sql-minhash/v1"
 """Stored in a signature index: an index made by another scheme is refused."""
 CHAR_SALT = np.uint64(0x9E3779B97F4A7C15)
-WHITESPACE = r"\s\x{0B}\x{1C}-\x{1F}\x{85}\p{Z}"
+CONTROL_SPACES = r"\t\n\x{0B}\x{0C}\r\x{1C}-\x{1F}\x{85}"
+"""The whitespace outside Unicode's separators (a regex class body)."""
+WHITESPACE = CONTROL_SPACES + r"\p{Z}"
 """Unicode whitespace (a regex class body): the characters of Python's ``str.isspace`` (RE2's ``\\s`` is ASCII only)."""
 PUNCTUATION = r"\p{P}\p{S}"
 """Unicode punctuation and symbols (a regex class body)."""
@@ -64,8 +66,17 @@ def normalized(texts: pa.Array, shingling: Shingling) -> pa.Array:
         texts = pc.utf8_lower(texts)
     if shingling.digits:  # digits are neither punctuation nor whitespace: folding them first changes nothing else
         texts = pc.replace_substring_regex(texts, r"\p{Nd}+", "0")
-    separators = f"[{PUNCTUATION}{WHITESPACE}]+" if shingling.punctuation else f"[{WHITESPACE}]+"
-    return pc.utf8_trim(pc.replace_substring_regex(texts, separators, " "), " ")
+    return pc.utf8_trim(pc.replace_substring_regex(texts, separator_runs(shingling.punctuation), " "), " ")
+
+
+def separator_runs(punctuation: bool) -> str:
+    """A regex matching every run of separators (whitespace, and punctuation if asked) except a lone space: replacing
+    those runs by a space folds every run, and the lone spaces between words, most of the runs, are not matches
+    (each match costs far more than scanning past). The lone separator that is not a space is either one of the
+    control spaces (or punctuation) or a Unicode separator other than the space (``[^\\PZ\\x20]``)."""
+    separators = f"{PUNCTUATION}{WHITESPACE}" if punctuation else WHITESPACE
+    lone = f"{PUNCTUATION}{CONTROL_SPACES}" if punctuation else CONTROL_SPACES
+    return rf"[{separators}]{{2,}}|[{lone}]|[^\PZ\x20]"
 
 
 def tokens(texts: pa.Array, shingling: Shingling) -> tuple[np.ndarray, np.ndarray]:

@@ -28,6 +28,11 @@ enough to bound memory (taggers and the deduper keep several arrays derived from
 hashes, paragraphs)."""
 
 
+MASK_BYTES = 1 << 20
+"""Bytes compared at a time when looking for newlines: a mask as long as a batch would stay resident in
+every open reader (the mixer keeps one per attribute set) for no gain in speed."""
+
+
 def open_reader(path: str, codec: str | None = None) -> BinaryIO:
     """A binary reader of ``path``'s decompressed content (by extension, or by ``codec`` when given)."""
     return decompressed_reader(storage.open_input(path), codec_of(path) if codec is None else codec)
@@ -63,7 +68,7 @@ def iter_line_batches(
     local folder first (see :func:`dolma_sql.storage.open_input`).
     """
     next_line = 1
-    newlines = np.empty(batch_bytes, dtype=bool)  # reused: a fresh mask per batch costs as many page faults as the data
+    newlines = np.empty(min(batch_bytes, MASK_BYTES), dtype=bool)  # reused: a fresh mask per batch costs as many page faults as the data
     try:
         raw = storage.open_input(path, staging=staging)
     except OSError as error:

@@ -86,7 +86,9 @@ def tokens(texts: pa.Array, shingling: Shingling) -> tuple[np.ndarray, np.ndarra
     if shingling.shingle == "words":
         words = pc.split_pattern(texts, " ")
         counts = np.where(empty, 0, pc.list_value_length(words).to_numpy(zero_copy_only=False)).astype(np.int64)
-        flat = pc.list_flatten(pc.if_else(pa.array(empty), pa.scalar([], words.type), words))
+        flat = pc.list_flatten(words)
+        if empty.any():  # an empty text splits into one empty word; a normalised text has no other
+            flat = flat.filter(pc.greater(pc.binary_length(flat), 0))
         return counts, fingerprinter(exact=False).raw(flat)[:, 0] if len(flat) else np.zeros(0, np.uint64)
     counts = pc.utf8_length(texts).to_numpy(zero_copy_only=False).astype(np.int64)
     points = np.frombuffer("".join(texts.to_pylist()).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
@@ -102,15 +104,20 @@ def shingle_hashes(counts: np.ndarray, token_hashes: np.ndarray, n: int) -> tupl
     offsets = np.cumsum(shingles) - shingles
     result = np.empty(int(shingles.sum()), dtype=np.uint64)
     windows = len(token_hashes) - n + 1
+    short = np.flatnonzero((counts > 0) & (counts < n))
     if windows > 0:
         rolled = token_hashes[:windows].copy()
         for offset in range(1, n):
             rolled *= POLY
             rolled += token_hashes[offset : offset + windows]
-        doc = np.repeat(np.arange(len(counts)), counts)
-        inside = np.flatnonzero(doc[:windows] == doc[n - 1 :])
-        result[inside + (offsets - firsts)[doc[inside]]] = fmix64(rolled[inside])
-    short = np.flatnonzero((counts > 0) & (counts < n))
+        inside = np.ones(windows, dtype=bool)  # a window starting in a document's last n-1 tokens runs past its end
+        ends = (firsts + counts)[counts > 0]
+        for back in range(1, n):
+            starts = ends - back
+            inside[starts[(starts >= 0) & (starts < windows)]] = False
+        slots = np.ones(len(result), dtype=bool)  # in document order, the kept windows fill all but the short documents' shingles
+        slots[offsets[short]] = False
+        result[slots] = fmix64(rolled[inside])
     hasher = fingerprinter(exact=False)
     for length in np.unique(counts[short]):  # the one shingle of each short document, by its length
         docs = short[counts[short] == length]

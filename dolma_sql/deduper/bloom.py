@@ -42,6 +42,7 @@ foreign file (including upstream's format) is refused with a clear message inste
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import struct
@@ -93,9 +94,12 @@ def _splitmix64_array(state: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
-PATTERN_TABLE = np.stack([np.zeros(1 << 16, dtype=np.uint64)] + [_patterns(bits) for bits in range(1, MAX_HASHES // BLOCK_WORDS + 1)])
-"""``PATTERN_TABLE[c, v]``: the bits a key whose 16-bit hash field is ``v`` sets in a word that gets ``c`` of its
-``k`` bits (fixed forever: part of the format). Looking patterns up costs 8 gathers per key, whatever ``k``."""
+@functools.cache
+def pattern_table() -> np.ndarray:
+    """``pattern_table()[c, v]``: the bits a key whose 16-bit hash field is ``v`` sets in a word that gets ``c`` of its
+    ``k`` bits (fixed forever: part of the format). Looking patterns up costs 8 gathers per key, whatever ``k``.
+    Built on first use: extraction workers import this module but never probe a filter."""
+    return np.stack([np.zeros(1 << 16, dtype=np.uint64)] + [_patterns(bits) for bits in range(1, MAX_HASHES // BLOCK_WORDS + 1)])
 
 
 @dataclass(frozen=True)
@@ -264,7 +268,7 @@ class BloomFilter:
     def _blocks_and_masks(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each key's block (row of :data:`BLOCK_WORDS` words) and its ``(n, 8)`` bit pattern in that block.
 
-        Word ``w`` of the pattern is ``PATTERN_TABLE[c_w, f_w]``: ``c_w`` of the key's ``k`` bits go to word ``w``
+        Word ``w`` of the pattern is ``pattern_table()[c_w, f_w]``: ``c_w`` of the key's ``k`` bits go to word ``w``
         (round-robin), and ``f_w`` is the ``w``-th 16-bit field of ``fmix64(h)`` then ``fmix64(fmix64(h) ^ φ)``.
         """
         block = (keys % np.uint64(len(self.words) // BLOCK_WORDS)).astype(np.intp)
@@ -272,7 +276,7 @@ class BloomFilter:
         second = fmix64(first ^ np.uint64(0x9E3779B97F4A7C15))
         fields = np.stack([first, second], axis=1).astype("<u8").view("<u2").reshape(len(keys), BLOCK_WORDS)
         bits = [self.num_hashes // BLOCK_WORDS + (lane < self.num_hashes % BLOCK_WORDS) for lane in range(BLOCK_WORDS)]
-        return block, PATTERN_TABLE[np.array(bits)[None, :], fields]
+        return block, pattern_table()[np.array(bits)[None, :], fields]
 
     def check_and_insert(self, keys: np.ndarray, *, insert: bool, distinct: bool = False) -> np.ndarray:
         """Duplicate flags for ``keys`` (uint64 fingerprints) as if checked and inserted one by one.

@@ -88,7 +88,6 @@ class RayExecutor(Executor):
         self._entered = False
         self._relay: Any = None
         self._relay_name = f"dolma-sql-progress-{uuid.uuid4().hex}"
-        self._warming: list[Any] = []
 
     def prepare(self, module: str) -> None:
         if module not in self.preload:
@@ -115,7 +114,6 @@ class RayExecutor(Executor):
 
     def __exit__(self, *exc_info) -> None:
         self._entered = False
-        self._warming = []
         if self._relay is not None and not self._started_ray:  # a Ray the caller started outlives the run
             ray_module().kill(self._relay)
         self._relay = None
@@ -147,7 +145,8 @@ class RayExecutor(Executor):
         awaited (a failing import fails the units, which say so)."""
         warm = ray.remote(max_retries=0)(_warm_up_worker)
         setup = self._setup()
-        self._warming = [warm.remote(setup) for _ in range(int(ray.cluster_resources().get("CPU", 1)))]
+        for _ in range(int(ray.cluster_resources().get("CPU", 1))):
+            warm.remote(setup)
 
     def _start_relay(self, ray: Any) -> None:
         self._relay = ray.remote(num_cpus=0)(_ProgressRelay).options(name=self._relay_name).remote()
@@ -298,6 +297,7 @@ def _as_user_error(error: Exception, unit: Any) -> DolmaSqlError:
 
 
 def _warm_up_worker(setup: _WorkerSetup) -> None:
+    """A warm-up task: the worker's setup, ahead of the units."""
     try:
         _set_up_worker(setup)
     except Exception:  # the units that need the setup report it

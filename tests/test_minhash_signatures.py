@@ -1,6 +1,7 @@
 """Properties of minhash signatures: a document's signature does not depend on the batch it is computed in,
 the estimated Jaccard similarity is within a few standard errors of the exact one over the documented
-shingles, and normalisation is idempotent."""
+shingles, normalisation is idempotent, and its shortcuts (NFKC only where a character may change, the
+separator regex skipping lone spaces) give what the plain Arrow kernels give."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import unicodedata
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dolma_sql.deduper.minhash_signatures import Shingling, estimated_jaccard, normalized, signatures_of
+from dolma_sql.deduper.minhash_signatures import Shingling, estimated_jaccard, nfkc, normalized, separator_runs, signatures_of
 
 WORDS = st.sampled_from(["alpha", "Beta", "gamma,", "delta.", "ÉPSILON", "zeta", "eta!", "théta", "ﬁ", "42", "a-b"])
 SPACES = st.sampled_from([" ", "  ", "\t", "\n", "\u00a0", "\u2003", "\x0b", "\x85", "\u3000", "\x1c"])
@@ -121,3 +123,35 @@ def test_shingles_are_the_windows_of_each_document(token_counts, n, seed) -> Non
         first += count
     assert list(shingles) == [len(part) for part in expected]
     assert np.array_equal(hashes, np.concatenate(expected))
+
+
+NEIGHBOURS = ["{}", "a{}", "{}\u0301", "e{}\u0327", "\u1100{}", "{}\u1161", "\uac00{}", "{}\u3099", "{}{}", "x {} y"]
+"""Every code point alone and next to characters it could compose or reorder with."""
+
+
+def every_code_point_in(template: str, last: int = 0x10FFFF) -> pa.Array:
+    points = (chr(point) for point in range(last + 1) if not 0xD800 <= point < 0xE000)
+    return pa.array([template.format(char, char) for char in points], pa.large_string())
+
+
+def test_nfkc_is_arrows_nfkc_for_every_code_point_and_neighbour() -> None:
+    """The BMP (nfkc treats every other plane as possibly changing: Arrow decides there)."""
+    for template in NEIGHBOURS:
+        texts = every_code_point_in(template, last=0xFFFF)
+        assert nfkc(texts).equals(pc.utf8_normalize(texts, "NFKC")), template
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.characters(codec="utf-8"), max_size=30) | TEXTS, min_size=1, max_size=8))
+def test_nfkc_is_arrows_nfkc(texts) -> None:
+    array = pa.array(texts, pa.large_string())
+    assert nfkc(array).to_pylist() == pc.utf8_normalize(array, "NFKC").to_pylist()
+
+
+def test_separator_runs_fold_like_one_run_pattern_for_every_code_point() -> None:
+    whitespace = r"\s\x{0B}\x{1C}-\x{1F}\x{85}\p{Z}"
+    for punctuation, plain in ((True, "[" + r"\p{P}\p{S}" + whitespace + "]+"), (False, "[" + whitespace + "]+")):
+        for template in ("{}", "a{} b", "x{}\t{} ,"):
+            texts = every_code_point_in(template)
+            folded = pc.replace_substring_regex(texts, separator_runs(punctuation), " ")
+            assert folded.equals(pc.replace_substring_regex(texts, plain, " ")), (punctuation, template)

@@ -10,6 +10,8 @@ its ``band_size`` minimums.
 
 from __future__ import annotations
 
+import functools
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,12 +63,38 @@ def normalized(texts: pa.Array, shingling: Shingling) -> pa.Array:
     then every run of whitespace folded to one space and the ends trimmed (punctuation and whitespace in one pass)."""
     texts = texts.cast(pa.large_string())
     if shingling.nfkc:
-        texts = pc.utf8_normalize(texts, "NFKC")
+        texts = nfkc(texts)
     if shingling.lowercase:
         texts = pc.utf8_lower(texts)
     if shingling.digits:  # digits are neither punctuation nor whitespace: folding them first changes nothing else
         texts = pc.replace_substring_regex(texts, r"\p{Nd}+", "0")
     return pc.utf8_trim(pc.replace_substring_regex(texts, separator_runs(shingling.punctuation), " "), " ")
+
+
+def nfkc(texts: pa.Array) -> pa.Array:
+    """Arrow's NFKC of the texts, computed only for those with a character outside :func:`nfkc_stable_class` (the
+    others are already normalised: most web texts, whose non-ASCII characters are quotes, dashes and accents)."""
+    unstable = pc.match_substring_regex(texts, f"[^{nfkc_stable_class()}]")
+    if not pc.any(unstable).as_py():
+        return texts
+    return pc.replace_with_mask(texts, unstable, pc.utf8_normalize(texts.filter(unstable), "NFKC"))
+
+
+@functools.cache
+def nfkc_stable_class() -> str:
+    """A regex class body of characters that no NFKC changes in any text made of them only: ASCII, and the assigned
+    BMP characters that are NFKC alone, start no combining sequence (combining class 0, not a mark) and are not
+    Hangul jamo (which compose with their neighbours). By the Unicode quick-check rule such a text is normalised;
+    by Unicode's stability policy this holds in every later Unicode version too (an unassigned character, which a
+    later version may give a decomposition, is outside the class)."""
+    def stable(point: int) -> bool:
+        char = chr(point)
+        return (unicodedata.category(char) not in ("Mn", "Mc", "Me", "Cn", "Cs") and not 0x1100 <= point <= 0x11FF
+                and unicodedata.combining(char) == 0 and unicodedata.is_normalized("NFKC", char))  # fmt: skip
+
+    flags = np.array([True] * 0x80 + [stable(point) for point in range(0x80, 0x10000)], dtype=np.int8)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], flags, [0]])))
+    return "".join(rf"\x{{{first:X}}}-\x{{{end - 1:X}}}" for first, end in zip(edges[::2], edges[1::2]))
 
 
 def separator_runs(punctuation: bool) -> str:

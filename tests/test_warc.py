@@ -245,6 +245,18 @@ def test_pages_without_http_charset_decode_as_the_detector_says(body, declared):
     assert decode(content, None) == (content.decode(detect(content)["encoding"]).strip(), "")
 
 
+def test_valid_utf8_that_the_detector_misreads_is_decoded_as_utf8():
+    """Upstream defect (docs/differences.md): on letter soup the detector picks another charset (CP949 here) and
+    upstream writes mojibake; the page is valid UTF-8 and declares nothing else, so dolma-sql reads it as UTF-8."""
+    from charset_normalizer import detect
+
+    from dolma_sql.warc.records import decode
+
+    content = "<html><body><p>äñüèèàüäèàüñüççèü çöığ</p></body></html>".encode()
+    assert detect(content)["encoding"].lower() != "utf-8", "the detector's misreading this test is about"
+    assert decode(content, None) == (content.decode("utf-8"), "")
+
+
 def test_a_page_past_the_time_limit_is_rejected_with_its_offset(tmp_path):
     """A page no extractor handles in a millisecond (megabytes of nesting): killed, counted, written to the rejects file;
     the pages after it are still extracted by a fresh extraction process."""

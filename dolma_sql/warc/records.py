@@ -150,8 +150,8 @@ def decode(content: bytes, charset: str | None) -> tuple[str, str]:
     The HTTP charset first; when it fails (or names no codec Python knows: upstream stops there with
     an error), the encoding charset-normalizer detects, as upstream. A page that is valid UTF-8, without
     a byte-order mark and without another charset declared in its first bytes (which the detector would
-    follow), is taken as UTF-8 without asking the detector, which picks UTF-8 or ASCII for such pages, at
-    a fraction of the cost.
+    follow), is taken as UTF-8 without asking the detector, which picks UTF-8 or ASCII for realistic pages
+    (and on letter soup sometimes a charset that garbles it), at a fraction of the cost.
     """
     if charset:
         try:

@@ -157,12 +157,18 @@ LABEL = st.text("abcxyz019-", min_size=1, max_size=8) | st.sampled_from(["www", 
 SEGMENT = st.text("abXY09_~-.%é", max_size=6) | st.sampled_from([".", "..", "", "a.b", "index.html"])
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.sampled_from(["http", "https", "HTTP"]), st.lists(LABEL, min_size=1, max_size=4), st.lists(SEGMENT, max_size=4),
-       st.sampled_from(["", "/", "?b=2&a=1", "#top", ":8080", "//"]), st.sampled_from(["", "<", "'"]))
-def test_canonical_url_is_the_libraries(scheme, labels, segments, tail, quote):
+PORT = st.sampled_from(["", "", ":80", ":443", ":8080", ":0", ":080", ":65535", ":99999"])
+QUERY = st.sampled_from(["", "?", "?a=1", "?b=2&a=1", "?a=&b=1", "?a", "?a-b=1&a=2", "?a=2&a=1", "?x=1.5", "?a=1&&b=2", "?a==1", "?=1",
+                         "?q=A_b-9"]) | st.lists(st.text("ab=&.-_9", max_size=4), min_size=1, max_size=3).map(lambda pairs: "?" + "&".join(pairs))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(["http", "https", "HTTP"]), st.lists(LABEL, min_size=1, max_size=4), PORT, st.lists(SEGMENT, max_size=4),
+       st.sampled_from(["", "/", "#top", ":8080", "//"]), QUERY, st.sampled_from(["", "#top", "#", "#a~b"]), st.sampled_from(["", "<", "'"]))
+def test_canonical_url_is_the_libraries(scheme, labels, port, segments, tail, query, fragment, quote):
     """The plain-URL shortcut gives what w3lib and url-normalize give (generated URLs, plain ones and near misses)."""
-    uri = quote + f"{scheme}://{'.'.join(labels)}" + "".join("/" + segment for segment in segments) + tail + {"<": ">"}.get(quote, quote)
+    uri = (quote + f"{scheme}://{'.'.join(labels)}{port}" + "".join("/" + segment for segment in segments) + tail + query + fragment
+           + {"<": ">"}.get(quote, quote))
     try:
         expected = library_url(uri)
     except (ValueError, IndexError, UnicodeError):

@@ -85,4 +85,4 @@ def documents_name(relative: str) -> str:
     folder, name = os.path.split(relative)
     stem, _, extensions = name.partition(".")
     extensions = ("." + extensions if extensions else "").replace(".gz", "").replace(".warc", "")
-    return os.path.join(folder, stem + extensions + ".jsonl.gz") if folder else stem + extensions + ".jsonl.gz"
+    return os.path.join(folder, stem + extensions + ".jsonl.gz")

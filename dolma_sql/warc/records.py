@@ -51,10 +51,11 @@ def read_pages(url: str, *, added: str, counters: Counters, reject: Reject, prog
     from fastwarc.warc import ArchiveIterator, WarcRecordType
 
     warc_date, warc_filename = added, ""
-    offset, read = 0, 0
+    offset: int | None = None  # of the last record read
+    read = 0
     with urls.open_input(url, staging=staging) as raw, decompressed_reader(raw, codec_of(url)) as stream:
         records = iter(ArchiveIterator(Positioned(stream), record_types=WarcRecordType.response | WarcRecordType.warcinfo | WarcRecordType.resource))
-        while (record := _next_record(records, url, raw, offset, counters)) is not None:
+        while (record := _next_record(records, url, raw, offset)) is not None:
             offset = record.stream_pos
             kind = str(record.record_type)  # response, resource or warcinfo
             _count(counters, f"records_{kind}")
@@ -73,11 +74,11 @@ def read_pages(url: str, *, added: str, counters: Counters, reject: Reject, prog
                 yield page
 
 
-def _next_record(records, url: str, raw, offset: int, counters: Counters):
+def _next_record(records, url: str, raw, offset: int | None):
     try:
         return next(records, None)
     except (*DECODER_ERRORS, ValueError) as error:
-        raise _corrupt(url, raw, error, offset if read_any(counters) else None) from None
+        raise _corrupt(url, raw, error, offset) from None
 
 
 def _read(record, url: str, raw, offset: int) -> bytes:
@@ -94,10 +95,6 @@ def _corrupt(url: str, raw, error: Exception, offset: int | None) -> InputError:
         path=url,
         hint="re-download the file, or leave it out of --documents",
     )
-
-
-def read_any(counters: Counters) -> bool:
-    return any(counters.get(f"records_{kind}") for kind in ("response", "resource", "warcinfo"))
 
 
 def _page(record, kind: str, content: bytes, offset: int, added: str, reject: Reject, counters: Counters) -> Page | None:

@@ -19,7 +19,7 @@ from dolma_sql.mixer.edits import collect_edits
 from dolma_sql.formats.nesting import naming_the_line
 from dolma_sql.mixer.plan import ShardTask
 from dolma_sql.mixer.shard import diagnose, queried_batches
-from dolma_sql.runtime import Counters
+from dolma_sql.runtime import Counters, add_count
 from dolma_sql.spans import apply_spans
 from dolma_sql.storage.commit import remove_temps
 
@@ -38,16 +38,12 @@ def write_shard(task: ShardTask) -> Counters:
     return counters
 
 
-def _add(counters: Counters, key: str, value: float) -> None:
-    counters[key] = counters.get(key, 0) + value
-
-
 def mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: ShardTask, writer, counters: Counters) -> None:
     """Write the documents of ``batch`` that the query's ``result`` keeps, rewritten."""
     stream = task.plan.stream
     kept_rows = np.flatnonzero(result.column("keep").to_numpy(zero_copy_only=False))
-    _add(counters, "documents", len(batch))
-    _add(counters, "bytes_in", batch.lines.nbytes)
+    add_count(counters, "documents", len(batch))
+    add_count(counters, "bytes_in", batch.lines.nbytes)
     if not len(kept_rows):
         return
     line_numbers = kept_rows + batch.first_line
@@ -78,14 +74,14 @@ def mix_batch(batch: LineBatch, attribute_lines: list, result: pa.Table, task: S
         for name in discard:
             document.pop(name, None)
         if too_short[position]:
-            _add(counters, "documents_too_short", 1)
+            add_count(counters, "documents_too_short", 1)
             continue
         metadata = document.get("metadata")
         if not isinstance(metadata, dict):
             metadata = document["metadata"] = {}
         metadata["provenance"] = f"{basename}:{provenance_lines[position]}"
         out.append(document)
-    _add(counters, "documents_kept", len(out))
+    add_count(counters, "documents_kept", len(out))
     if out:
         encoded = memoryview(encode_documents(out))
         for start in range(0, len(encoded), WRITE_BYTES):  # the compressor's output for a huge document stays small
@@ -111,7 +107,7 @@ def _replace_spans(documents: list[dict], result: pa.Table, kept_rows: np.ndarra
         edits, edited, _ = edits_by_rule
         texts = texts_array([documents[i]["text"] for i in edited])
         replaced = apply_spans(texts, edits)
-        _add(counters, "documents_span_replaced", int(np.count_nonzero(pc.not_equal(replaced, texts).to_numpy(zero_copy_only=False))))
+        add_count(counters, "documents_span_replaced", int(np.count_nonzero(pc.not_equal(replaced, texts).to_numpy(zero_copy_only=False))))
         if min_length:
             for document_index, short in zip(edited, (trimmed_utf8_lengths(replaced) < min_length).tolist()):
                 too_short[document_index] = short

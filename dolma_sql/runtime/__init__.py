@@ -8,7 +8,7 @@ Commands never build an executor: the command line (or the caller of the Python 
 with :func:`executors.build_executor`.
 """
 
-from dolma_sql.runtime.executor import Counters, Executor, SerialExecutor
+from dolma_sql.runtime.executor import Counters, Executor, SerialExecutor, add_count
 from dolma_sql.runtime.ledger import Ledger
 from dolma_sql.runtime.run import run_units
 

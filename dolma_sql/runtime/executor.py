@@ -13,6 +13,11 @@ U = TypeVar("U")
 Counters = dict[str, float]
 
 
+def add_count(counters: Counters, key: str, value: float = 1) -> None:
+    """Add ``value`` to the counter ``key`` (a unit's counters start empty)."""
+    counters[key] = counters.get(key, 0) + value
+
+
 class Executor(ABC):
     """Runs a function over units and yields ``(unit, counters or user error)`` as each finishes, in any order.
 

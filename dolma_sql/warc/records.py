@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from dolma_sql.errors import InputError
+from dolma_sql.runtime.executor import Counters, add_count
 from dolma_sql.storage import urls
 from dolma_sql.storage.codecs import DECODER_ERRORS, codec_of, decompressed_reader
 from dolma_sql.warc.fields import canonical_url, dolma_timestamp, header_timestamp, payload_id
 
-Counters = dict[str, float]
 Reject = Callable[[int, str, str, str, str], None]
 """``reject(offset, record type, target URI, reason, detail)``."""
 
@@ -58,13 +58,13 @@ def read_pages(url: str, *, added: str, counters: Counters, reject: Reject, prog
         while (record := _next_record(records, url, raw, offset)) is not None:
             offset = record.stream_pos
             kind = str(record.record_type)  # response, resource or warcinfo
-            _count(counters, f"records_{kind}")
+            add_count(counters, f"records_{kind}")
             if kind == "warcinfo":
                 warc_date = dolma_timestamp(record.record_date) if record.record_date else added
                 warc_filename = record.record_id or ""
                 continue
             content = _read(record, url, raw, offset)
-            counters["html_bytes"] = counters.get("html_bytes", 0) + len(content)
+            add_count(counters, "html_bytes", len(content))
             if (position := _position(raw)) > read:
                 progress(position - read)
                 read = position
@@ -102,7 +102,7 @@ def _page(record, kind: str, content: bytes, offset: int, added: str, reject: Re
     target_uri = headers.get("WARC-Target-URI") or ""
 
     def skip(reason: str, detail: str, rejected: bool = True) -> None:
-        _count(counters, f"skipped_{reason}")
+        add_count(counters, f"skipped_{reason}")
         if rejected:
             reject(offset, kind, target_uri, reason, detail)
 
@@ -219,7 +219,3 @@ def _position(raw) -> int:
         return raw.tell()
     except (OSError, ValueError):
         return 0
-
-
-def _count(counters: Counters, key: str) -> None:
-    counters[key] = counters.get(key, 0) + 1

@@ -12,7 +12,7 @@ import msgspec
 import numpy as np
 
 from dolma_sql import storage
-from dolma_sql.runtime import progress
+from dolma_sql.runtime import add_count, progress
 from dolma_sql.storage.commit import remove_temps
 from dolma_sql.tagger.registry import get_tagger
 from dolma_sql.warc.documents import VERSION, Document, Stage, attribute_objects, metadata_of, reindexed
@@ -86,11 +86,11 @@ def _documents(batch: list[Page], unit: WarcUnit, pre: Stage, post: Stage, extra
     ids = [page.id for page in batch]
 
     pre_keyed, keep = pre.run(ids, [""] * len(batch), source, metadata_json)
-    _add(counters, "skipped_pre_taggers", int((~keep).sum()))
+    _add_nonzero(counters, "skipped_pre_taggers", int((~keep).sum()))
     rows, texts = _extracted(batch, np.flatnonzero(keep), extract, reject, counters)
 
     post_keyed, post_keep = post.run([ids[r] for r in rows], texts, source, [metadata_json[r] for r in rows] if metadata_json is not None else None)
-    _add(counters, "skipped_post_taggers", int((~post_keep).sum()))
+    _add_nonzero(counters, "skipped_post_taggers", int((~post_keep).sum()))
     final = rows[post_keep]
     positions = np.full(len(batch), -1, dtype=np.int64)
     positions[final] = np.arange(len(final))
@@ -102,7 +102,7 @@ def _documents(batch: list[Page], unit: WarcUnit, pre: Stage, post: Stage, extra
     for index, (row, text) in enumerate(zip(final.tolist(), (t for t, k in zip(texts, post_keep) if k))):
         page = batch[row]
         documents.append(Document(page.id, text, source, page.created, settings.added, VERSION, metadata_of(page, html=settings.store_html_in_metadata), attributes[index]))
-        _add(counters, "text_bytes", len(text.encode()))
+    _add_nonzero(counters, "text_bytes", sum(len(document.text.encode()) for document in documents))
     return documents
 
 
@@ -113,7 +113,7 @@ def _extracted(batch: list[Page], rows: np.ndarray, extract, reject: RejectsWrit
     for row, result in zip(rows.tolist(), results):
         if isinstance(result, Rejected):
             page = batch[row]
-            _add(counters, f"skipped_{result.reason}", 1)
+            add_count(counters, f"skipped_{result.reason}")
             reject(page.offset, page.kind, page.target_uri, result.reason, result.detail)
         else:
             kept.append(row)
@@ -121,6 +121,7 @@ def _extracted(batch: list[Page], rows: np.ndarray, extract, reject: RejectsWrit
     return np.array(kept, dtype=np.int64), texts
 
 
-def _add(counters: dict[str, float], key: str, value: int) -> None:
+def _add_nonzero(counters: dict[str, float], key: str, value: int) -> None:
+    """A counter that stays out of the report (and of the warnings' lists) while it is zero."""
     if value:
-        counters[key] = counters.get(key, 0) + value
+        add_count(counters, key, value)

@@ -78,7 +78,7 @@ class Stage:
             return [], keep
         columns = {"id": pa.array(ids, pa.large_string()), "text": pa.array(texts, pa.large_string()), "source": pa.array([source] * n, pa.large_string())}
         if metadata_json is not None:
-            columns["metadata"] = pa.array([m.decode() for m in metadata_json], pa.large_string())
+            columns["metadata"] = pa.array(metadata_json, pa.large_binary()).cast(pa.large_string())  # UTF-8 already
         batch = TagBatch(pa.table(columns))
         keyed: list[KeyedSpans] = []
         emitted = np.zeros(n, dtype=bool)

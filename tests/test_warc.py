@@ -395,3 +395,16 @@ def test_a_record_cut_short_in_an_uncompressed_warc_is_rejected(tmp_path):
     rejected = lines(tmp_path / "rejects" / "plain.rejects.jsonl.gz")
     assert [(r["reason"], r["target_uri"], r["uncompressed_offset"]) for r in rejected] == [("truncated", "https://example.com/cut", len(records[0]) + len(records[1]))]
     assert result.counters["skipped_truncated"] == 1
+
+
+def test_without_the_warc_extra_the_error_names_the_packages_and_the_extra(monkeypatch):
+    """A plain `pip install dolma-sql` has no fastwarc: `warc` stops before any file with what to install."""
+    import importlib.util
+
+    from dolma_sql.warc.linearizers import require_linearizer
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "fastwarc" else found(name, *args))
+    with pytest.raises(ConfigError) as raised:
+        require_linearizer("resiliparse")
+    assert "without fastwarc" in str(raised.value) and "dolma-sql[warc]" in raised.value.hint

@@ -12,6 +12,8 @@ cores its unit is given, so no step is one Python loop or one in-memory union-fi
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pyarrow as pa
 from sqlglot import exp
@@ -76,14 +78,16 @@ def cluster_documents(unit: StepUnit) -> Counters:
             candidates = connection.execute("SELECT count(*) FROM edges").fetchall()[0][0]
             connection.execute(render(fill(load_sql("dedupe_minhash_nodes"), files=_strings(tables))))
             if plan.threshold is not None:
-                connection.execute(render(fill(load_sql("dedupe_minhash_verify"), threshold=exp.Literal.number(plan.threshold), hashes=hashes)))
+                with _joins_as_written(connection):
+                    connection.execute(render(fill(load_sql("dedupe_minhash_verify"), threshold=exp.Literal.number(plan.threshold), hashes=hashes)))
                 connection.execute("DROP TABLE edges")
                 connection.execute("ALTER TABLE verified RENAME TO edges")
             rounds = _components(connection)
             connection.execute(render(fill(load_sql("dedupe_minhash_members"), value_order=_value_order(plan.keep))))
             figures = _figures(connection, candidates, rounds)
-            lineage = connection.sql(render(fill(load_sql("dedupe_minhash_lineage"), hashes=hashes))).to_arrow_reader(1 << 16)
-            write_lineage(plan.lineage, lineage, plan, final=True, schema=LINEAGE_SCHEMA)
+            with _joins_as_written(connection):
+                lineage = connection.sql(render(fill(load_sql("dedupe_minhash_lineage"), hashes=hashes))).to_arrow_reader(1 << 16)
+                write_lineage(plan.lineage, lineage, plan, final=True, schema=LINEAGE_SCHEMA)
             storage.write_bytes(plan.report_url, json.dumps(figures).encode(), staging=plan.writing.staging)
             remove_temps(unit.key)
             with storage.staged(unit.key, staging=plan.writing.staging) as temp:
@@ -94,6 +98,17 @@ def cluster_documents(unit: StepUnit) -> Counters:
         finally:
             connection.close()
     return {"candidate_edges": candidates}
+
+
+@contextmanager
+def _joins_as_written(connection) -> Iterator[None]:
+    """DuckDB's join reordering off, for the queries whose joins are ordered for memory: each join's right
+    side is the one held in a hash table, so the side carrying many signatures streams past."""
+    connection.execute("SET disabled_optimizers = 'join_order,build_side_probe_side'")
+    try:
+        yield
+    finally:
+        connection.execute("RESET disabled_optimizers")
 
 
 def _components(connection) -> int:

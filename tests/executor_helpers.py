@@ -38,3 +38,10 @@ class WriteUnit:
 def write_unit(unit: WriteUnit) -> dict[str, float]:
     storage.write_bytes(unit.key, unit.text.encode())
     return {"documents": 1, "written": 1}
+
+
+def churn(megabytes: int) -> dict[str, float]:
+    """Allocate and free ``megabytes`` in 1 MiB pieces from the C heap, which glibc then keeps for reuse."""
+    pieces = [bytearray(1 << 20) for _ in range(megabytes)]
+    del pieces
+    return {"units": 1}

@@ -120,6 +120,25 @@ def test_executors_are_built_by_kind():
         build_executor("cluster")
 
 
+def test_the_caller_hands_back_the_freed_memory_it_kept_when_its_units_end():
+    """The caller keeps freed memory for reuse while it runs units (``keep_freed_memory``) and hands it back
+    at the end of the map, so a next stage that allocates through another library does not add to it."""
+    code = (
+        "from executor_helpers import churn\n"
+        "from dolma_sql.runtime.local import LocalExecutor\n"
+        "def rss():\n"
+        "    return next(int(line.split()[1]) for line in open('/proc/self/status') if line.startswith('VmRSS')) >> 10\n"
+        "with LocalExecutor(2) as executor:\n"
+        "    before = rss()\n"
+        "    list(executor.map_unordered(churn, [300, 300]))\n"
+        "    print('grown MB:', rss() - before)\n"
+    )
+    tests = os.path.dirname(__file__)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=tests, env={**os.environ, "PYTHONPATH": tests})
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.rsplit("grown MB:", 1)[1]) < 100  # kept, it would be the unit's 300 MB
+
+
 def test_the_command_line_exits_without_a_final_cycle_collection():
     """``main`` freezes the heap on the way out, so the interpreter's last collections walk nothing."""
     code = (

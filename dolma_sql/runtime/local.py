@@ -14,7 +14,7 @@ from typing import Any
 from dolma_sql.errors import DolmaSqlError
 from dolma_sql.runtime import progress
 from dolma_sql.runtime.executor import Counters, Executor, U, run_catching_user_errors
-from dolma_sql.runtime.tuning import allocator_environment, cyclic_gc_paused, exiting_without_cycle_collection, keep_freed_memory
+from dolma_sql.runtime.tuning import allocator_environment, cyclic_gc_paused, exiting_without_cycle_collection, keep_freed_memory, release_freed_memory
 
 PROGRESS_POLL_SECONDS = 0.25
 """How often the caller, while it waits for workers, shows the progress they reported."""
@@ -90,16 +90,20 @@ class LocalExecutor(Executor):
         if not units:
             return
         self._say_if_capped(len(units))
-        if not self.workers or (self.caller_works and len(units) <= 1):
-            keep_freed_memory()
-            for unit in units:
-                yield unit, _run_unit(fn, unit)
-            return
-        if self._entered and self._pool is None:  # kept for later maps, which may have more units
-            self._pool = self._new_pool(self.workers)
-        pool_in_use = contextlib.nullcontext(self._pool) if self._pool else self._new_pool(min(self.workers, len(units)))
-        with pool_in_use as pool:
-            yield from self._collect(pool, fn, list(units))
+        try:
+            if not self.workers or (self.caller_works and len(units) <= 1):
+                keep_freed_memory()
+                for unit in units:
+                    yield unit, _run_unit(fn, unit)
+                return
+            if self._entered and self._pool is None:  # kept for later maps, which may have more units
+                self._pool = self._new_pool(self.workers)
+            pool_in_use = contextlib.nullcontext(self._pool) if self._pool else self._new_pool(min(self.workers, len(units)))
+            with pool_in_use as pool:
+                yield from self._collect(pool, fn, list(units))
+        finally:
+            if self.caller_works:  # the next map's units may allocate through other libraries than these did
+                release_freed_memory()
 
     def _say_if_capped(self, units: int) -> None:
         """One line on stderr, the first time there are fewer units than processes to share them."""

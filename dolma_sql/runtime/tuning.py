@@ -71,6 +71,19 @@ def keep_freed_memory() -> None:
     libc.mallopt(m_trim_threshold, 512 << 20)
 
 
+def release_freed_memory() -> None:
+    """Hand the freed memory that glibc and Arrow keep for reuse back to the kernel, when a process's run of
+    units ends: the next run's units (another stage) may allocate through other libraries (DuckDB's own
+    allocator), which cannot reuse it, and the process's peak would be the sum of both."""
+    import ctypes
+    import sys
+
+    if "pyarrow" in sys.modules:
+        sys.modules["pyarrow"].default_memory_pool().release_unused()
+    with contextlib.suppress(OSError, AttributeError):  # not glibc
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
 def exiting_without_cycle_collection() -> None:
     """Let a process that is about to exit skip the interpreter's final cycle collections.
 

@@ -40,13 +40,13 @@ def register(app: typer.Typer) -> None:
         if explain:
             _explain(config)
             return
-        from dolma_sql import mixer
-
         executor = executor_of(config)
-        # workers started on entry import the mixer (DuckDB, Arrow, Polars) while this process compiles the recipe
+        # workers started on entry import the mixer (DuckDB, Arrow, Polars) while this process imports it and compiles the recipe
         executor.prepare("dolma_sql.mixer.impact" if dry_run else "dolma_sql.mixer.write")
         options = {"executor": executor, "allow_missing_attributes": allow_missing_attributes, "warn": _warn}
         with executor:
+            from dolma_sql import mixer
+
             outcome = mixer.dry_run(config, **options) if dry_run else mixer.run(config, **options)
         if dry_run:
             _print_report(outcome, report)

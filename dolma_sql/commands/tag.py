@@ -30,12 +30,13 @@ def register(app: typer.Typer) -> None:
         if config.dryrun:
             console.print(msgspec.json.format(msgspec.json.encode(config)).decode())
             return
-        from dolma_sql import tagger
         from dolma_sql.runtime.run import SKIPPED
-        from dolma_sql.tagger.unit import tag_file
 
-        with executor_of(config) as executor:
-            executor.prepare(tag_file.__module__)
+        executor = executor_of(config)
+        executor.prepare("dolma_sql.tagger.unit")
+        with executor:  # its workers start (and import the tagger) while this process imports it too
+            from dolma_sql import tagger
+
             totals = tagger.run(config, executor=executor)
         skipped = int(totals.get(SKIPPED, 0))
         if skipped:

@@ -4,7 +4,7 @@ one unit joins the parts, in file order, into the lineage table."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -59,10 +59,16 @@ def finish_files(plan: ExactPlan, jobs: list[FileJob], files: range, connection,
         duplicate = np.zeros(count_rows(prefix, "keys"), dtype=bool)
         duplicate[ordinals[order[bounds[offset] : bounds[offset + 1]]]] = True
         stats.add(write_attributes(jobs[index], prefix, duplicate, plan.settings, plan.writing))
-    connection.register("file_list", pa.table({"file": np.arange(len(jobs), dtype=np.int64), "path": [job.path for job in jobs]}))
     rows = connection.sql(render(load_sql("dedupe_exact_lineage"))).to_arrow_reader(LINEAGE_ROW_GROUP)
-    write_lineage(part or plan.lineage, rows, plan, final=part is None)
+    write_lineage(part or plan.lineage, _with_paths(rows, pa.array([job.path for job in jobs], pa.string())), plan, final=part is None)
     return stats.counters()
+
+
+def _with_paths(batches: Iterable[pa.RecordBatch], paths: pa.Array) -> Iterator[pa.RecordBatch]:
+    """Lineage rows whose file columns hold file numbers, with the files' paths instead."""
+    for batch in batches:
+        columns = [paths.take(column) if name.endswith("_file") else column for name, column in zip(batch.schema.names, batch.columns)]
+        yield pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
 
 
 def file_rows(url: str, files: range) -> pa.Table:

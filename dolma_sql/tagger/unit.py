@@ -17,6 +17,12 @@ from dolma_sql.tagger.batch import TagBatch
 from dolma_sql.tagger.plugins import import_tagger_modules
 from dolma_sql.tagger.registry import get_tagger, needed_fields
 
+TAG_BATCH_BYTES = 4 << 20
+"""Bytes of documents tagged at a time: smaller than the readers' shared batch, because the taggers'
+intermediates (words, n-grams, paragraphs, spans) grow with the batch to several times its size, so a
+tag worker's peak memory follows this figure; much smaller batches cost more CPU per document
+(see docs/benchmarks.md, memory per worker)."""
+
 
 @dataclass(frozen=True)
 class AttributeFile:
@@ -69,7 +75,9 @@ def tag_file(unit: TagUnit) -> dict[str, float]:
         remove_temps(output.url)  # of a writer killed before it committed
     with ExitStack() as stack:
         writers = [stack.enter_context(storage.output(output.url, staging=unit.staging)) for output in unit.outputs]
-        for document_batch in iter_document_batches(unit.source, fields=fields, required=("id", "text"), count_progress=True, staging=unit.input_staging):
+        for document_batch in iter_document_batches(
+            unit.source, fields=fields, required=("id", "text"), batch_bytes=TAG_BATCH_BYTES, count_progress=True, staging=unit.input_staging
+        ):
             table = document_batch.table
             if settings.max_documents is not None:
                 table = table.slice(0, max(0, settings.max_documents - documents))

@@ -20,10 +20,20 @@ import pyarrow.compute as pc
 
 from dolma_sql import layout, storage
 from dolma_sql.errors import InputError
-from dolma_sql.formats.lines import BATCH_BYTES, LineBatch, decode_object, iter_line_batches
+from dolma_sql.formats.lines import LineBatch, decode_object, iter_line_batches
 from dolma_sql.mixer.finite import check_finite
 from dolma_sql.mixer.plan import ShardTask
 from dolma_sql.runtime import progress
+
+DOCUMENT_BATCH_BYTES = 8 << 20
+"""Bytes of document lines mixed at a time: the readers' shared batch, since a smaller one repeats the
+per-batch work (span edits, the Python decode, compression calls) often enough to cost more CPU than
+the memory it saves is worth (docs/benchmarks.md, memory per worker)."""
+
+ATTRIBUTE_BATCH_BYTES = 4 << 20
+"""Bytes of each attribute file read at a time: smaller than the documents' batch, because a shard holds
+a batch of every attribute set at once beside the documents', and the cursor's batch is cut into the
+documents' row ranges anyway, so a smaller one costs little CPU (docs/benchmarks.md, memory per worker)."""
 
 RESULT_ROWS = 2048
 """Rows per result batch: one DuckDB vector, so the query reads no further ahead than the batch it answers."""
@@ -161,7 +171,9 @@ def aligned_batches(path: str, task: ShardTask, *, count_progress: bool = False)
                 "or pass --allow-missing-attributes to mix without it",
             )
     lines_seen = 0
-    for batch in iter_line_batches(path, codec=stream.input_codec(), count_progress=count_progress, staging=task.input_staging):
+    for batch in iter_line_batches(
+        path, codec=stream.input_codec(), batch_bytes=DOCUMENT_BATCH_BYTES, count_progress=count_progress, staging=task.input_staging
+    ):
         lines_seen += len(batch)
         slices = []
         for cursor in cursors:
@@ -191,7 +203,7 @@ class LineCursor:
     """Hands out exactly ``n`` lines at a time from an attribute file read in its own batches (each checked
     for NaN and Infinity: :mod:`.finite`)."""
 
-    def __init__(self, path: str, batch_bytes: int = BATCH_BYTES, *, staging: str | None = None) -> None:
+    def __init__(self, path: str, batch_bytes: int = ATTRIBUTE_BATCH_BYTES, *, staging: str | None = None) -> None:
         self.path = path
         self._lines = Rows(check_finite(batch).lines for batch in iter_line_batches(path, batch_bytes=batch_bytes, staging=staging))
         self.lines_read = 0

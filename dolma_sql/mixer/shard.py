@@ -25,13 +25,13 @@ from dolma_sql.mixer.finite import check_finite
 from dolma_sql.mixer.plan import ShardTask
 from dolma_sql.runtime import progress
 
-DOCUMENT_BATCH_BYTES = 8 << 20
-"""Bytes of document lines mixed at a time: the readers' shared batch, since a smaller one repeats the
-per-batch work (span edits, the Python decode, compression calls) often enough to cost more CPU than
-the memory it saves is worth (docs/benchmarks.md, memory per worker)."""
+DOCUMENT_BATCH_BYTES = 4 << 20
+"""Bytes of document lines mixed at a time: half the readers' shared batch, because a batch's documents are
+held as lines, as Python objects and re-encoded at once; smaller batches repeat the per-batch work (span
+edits, compression calls) often enough to cost CPU (docs/benchmarks.md, memory per worker)."""
 
 ATTRIBUTE_BATCH_BYTES = 4 << 20
-"""Bytes of each attribute file read at a time: smaller than the documents' batch, because a shard holds
+"""Bytes of each attribute file read at a time: half the readers' shared batch, because a shard holds
 a batch of every attribute set at once beside the documents', and the cursor's batch is cut into the
 documents' row ranges anyway, so a smaller one costs little CPU (docs/benchmarks.md, memory per worker)."""
 

@@ -57,9 +57,9 @@ def _plain_canonical(plain: re.Match) -> str | None:
     host = host.lower()
     if not _HOST.fullmatch(host) or "--" in host:
         return None
-    if port is not None and (int(port) > 65535 or port == _DEFAULT_PORTS[scheme]):
-        if int(port) > 65535:
-            return None
+    if port is not None and int(port) > 65535:
+        return None
+    if port == _DEFAULT_PORTS[scheme]:
         port = None
     canonical = _WWW_OR_TRAILING_SLASHES.sub("", host) + (f":{port}" if port else "") + path
     if query is None:

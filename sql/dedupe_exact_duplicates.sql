@@ -8,7 +8,7 @@ WITH firsts AS (
     GROUP BY fp0, fp1
     HAVING count(*) > 1
 )
-SELECT k.file, k.ord, k.doc, f.first_g >> 40 AS first_file, f.first_doc
+SELECT k.g >> 40 AS file, k.g & ((1::BIGINT << 40) - 1) AS ord, k.doc, f.first_g >> 40 AS first_file, f.first_doc
 FROM keys AS k
 JOIN firsts AS f USING (fp0, fp1)
 WHERE k.g <> f.first_g

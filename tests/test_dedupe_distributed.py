@@ -168,7 +168,11 @@ def test_exact_on_hash_partitions_writes_what_one_aggregation_writes(documents, 
 
 @pytest.mark.parametrize(
     ("dedupe", "field"),
-    [({"mode": "exact", "num_partitions": 2, "all_partitions": True}, "dedupe.all_partitions"), ({"mode": "exact", "exact_partitions": 0}, "dedupe.exact_partitions")],
+    [
+        ({"mode": "exact", "num_partitions": 2, "all_partitions": True}, "dedupe.all_partitions"),
+        ({"mode": "exact", "exact_partitions": 0}, "dedupe.exact_partitions"),
+        ({"mode": "exact", "exact_memory_mb": 16}, "dedupe.exact_memory_mb"),
+    ],
 )
 def test_partition_options_are_checked_when_the_config_loads(tmp_path, dedupe, field):
     with pytest.raises(ConfigError) as error:

@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import SHARED
@@ -90,11 +91,8 @@ def ours(corpus: Path, name: str, mode: list[str]) -> list[list | None]:
     return [row["attributes"].get("dup") for row in rows]
 
 
-def test_exact_url_dedupe_and_lineage(corpus: Path) -> None:
-    docs = documents(corpus)
-    got = ours(corpus, "url", ["--dedupe.documents.attribute_name", "dup", "--dedupe.documents.key", "$.metadata.url"])
-    assert got == reference(docs, mode="url")
-    assert sum(x is not None for x in got) > 5
+def url_lineage(docs) -> list[tuple]:
+    """Each document whose URL came before, in file then line order, with the first document of that URL."""
     first: dict = {}
     expected = []
     for path, line, document in docs:
@@ -102,8 +100,32 @@ def test_exact_url_dedupe_and_lineage(corpus: Path) -> None:
         if url in first:
             expected.append((document["id"], path, line, *first[url]))
         first.setdefault(url, (document["id"], path, line))
+    return expected
+
+
+def test_exact_url_dedupe_and_lineage(corpus: Path) -> None:
+    docs = documents(corpus)
+    got = ours(corpus, "url", ["--dedupe.documents.attribute_name", "dup", "--dedupe.documents.key", "$.metadata.url"])
+    assert got == reference(docs, mode="url")
+    assert sum(x is not None for x in got) > 5
     lineage = duckdb.sql(f"SELECT * FROM '{corpus}/attributes/url/lineage.parquet' ORDER BY duplicate_file, duplicate_line").fetchall()
-    assert [tuple(row) for row in lineage] == [(a, b, c, d, e, f) for a, b, c, d, e, f in expected]
+    assert [tuple(row) for row in lineage] == url_lineage(docs)
+
+
+def test_exact_lineage_written_in_row_groups_with_the_smallest_memory_budget(corpus: Path, monkeypatch) -> None:
+    """The lineage is built a row group at a time: rows stay in checking order across row groups, and
+    DuckDB at its smallest budget (``dedupe.exact_memory_mb``) finds the same duplicates."""
+    from dolma_sql.config.dedupe import MIN_EXACT_MEMORY_MB
+    from dolma_sql.deduper import exact_finish
+
+    monkeypatch.setattr(exact_finish, "LINEAGE_ROW_GROUP", 7)
+    flags = ["--dedupe.documents.attribute_name", "dup", "--dedupe.documents.key", "$.metadata.url", "--dedupe.exact_memory_mb", str(MIN_EXACT_MEMORY_MB)]
+    run(["--documents", str(corpus / "documents" / "*.jsonl.gz"), "--dedupe.name", "url-groups", *flags, "--dedupe.mode", "exact", "--processes", "1"])
+    table = f"{corpus}/attributes/url-groups/lineage.parquet"
+    expected = url_lineage(documents(corpus))
+    assert [tuple(row) for row in duckdb.sql(f"SELECT * FROM '{table}'").fetchall()] == expected, "checking order, without sorting"
+    groups = pq.ParquetFile(table).metadata
+    assert [groups.row_group(i).num_rows for i in range(groups.num_row_groups)] == [7] * (len(expected) // 7) + [len(expected) % 7] * (len(expected) % 7 > 0)
 
 
 def test_exact_paragraph_dedupe(corpus: Path) -> None:

@@ -3,7 +3,7 @@
 Every dolma dedupe config (JSON or YAML, or dolma's dotted flags) loads unchanged. Beyond dolma:
 ``dedupe.mode`` (``bloom``, ``exact`` or ``minhash``), ``dedupe.minhash`` (near-duplicates),
 ``dedupe.lineage`` (exact and minhash modes' table),
-``dedupe.all_partitions`` (every Bloom partition in one run), ``dedupe.exact_partitions``,
+``dedupe.all_partitions`` (every Bloom partition in one run), ``dedupe.exact_partitions``, ``dedupe.exact_memory_mb``,
 ``bloom_filter.checkpoint_seconds``, ``report`` and ``executor``.
 """
 
@@ -123,16 +123,24 @@ class MinhashDedupeConfig(Config):
             raise ConfigError(f"not <attribute set>/<key>: {keep.attribute!r}", path="dedupe.minhash.keep.attribute", hint="e.g. quality/score")
 
 
+EXACT_MEMORY_MB = 160
+"""A bound that holds an aggregation of a few million keys with little spilling, small beside the rest
+of the process (libraries, a file's tables), so that a unit per core fits a node; more keys spill."""
+MIN_EXACT_MEMORY_MB = 64
+
+
 class DedupeConfig(Config):
     """dolma's ``DedupeConfig`` plus ``mode`` (``bloom`` or ``exact``), ``lineage`` (exact mode's table),
-    ``all_partitions`` and ``exact_partitions``.
+    ``all_partitions``, ``exact_partitions`` and ``exact_memory_mb``.
 
     ``num_partitions``/``partition_index`` are dolma's: only the keys whose fingerprint falls in the
     partition are checked, and the attribute set and key get the suffix ``_<partition_index>``.
     ``all_partitions`` runs every partition in one command, each as one unit of the executor with its
     own filter (``<bloom_filter.file>.<index>``). ``exact_partitions``: how many hash partitions exact
     mode aggregates in separate units (one DuckDB aggregation uses every core of its machine: more
-    are for a cluster); the outputs do not depend on it.
+    are for a cluster); the outputs do not depend on it. ``exact_memory_mb``: the memory each of exact mode's
+    DuckDB units holds at most (it spills the rest to a scratch folder), whatever the machine's size, since a
+    node may run a unit per core; the outputs do not depend on it either.
     """
 
     name: str | None = None
@@ -162,6 +170,8 @@ class DedupeConfig(Config):
     """Run every partition in one command, each with its own filter."""
     exact_partitions: int = 1
     """Exact mode: hash partitions aggregated as separate units (0: one per process)."""
+    exact_memory_mb: int = EXACT_MEMORY_MB
+    """Exact mode: MiB of memory a unit's DuckDB uses at most (at most its share of the machine's); it spills beyond."""
 
     def attribute_name(self) -> str:
         """The attribute key written, with the partition suffix dolma adds (``_<index>``)."""
@@ -254,6 +264,12 @@ class DeduperConfig(Config):
             )
         if dedupe.exact_partitions < 1:
             raise ConfigError(f"must be >= 1, got {dedupe.exact_partitions}", path="dedupe.exact_partitions")
+        if dedupe.exact_memory_mb < MIN_EXACT_MEMORY_MB:
+            raise ConfigError(
+                f"must be >= {MIN_EXACT_MEMORY_MB}, got {dedupe.exact_memory_mb}",
+                path="dedupe.exact_memory_mb",
+                hint="DuckDB needs a few buffers per thread before it can spill",
+            )
         ngrams = dedupe.ngrams()
         if ngrams.ngram_length < 0 or ngrams.stride < 0:
             raise ConfigError("ngram_length and stride must be >= 0", path="dedupe.paragraphs.by_ngram")

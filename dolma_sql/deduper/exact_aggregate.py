@@ -2,7 +2,7 @@
 fingerprint of the partition over the partition's tables of every file, and writes the partition's
 duplicate keys, each with the document holding its first occurrence and both documents' ids, ordered
 by file and key. With a single partition, the unit finishes every file itself
-(:func:`.exact_finish.finish_files`) instead."""
+(:func:`.exact_finish.finish_files`) instead, once DuckDB is closed."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from dolma_sql import storage
-from dolma_sql.deduper.exact_finish import finish_files
+from dolma_sql.deduper.exact_finish import fetch_duplicates, fetch_ids, finish_files
 from dolma_sql.deduper.exact_plan import StepUnit, duckdb_connection, prefix_of, read_files, scratch_folder
 from dolma_sql.deduper.intermediates import hashes_name, local_copy, table_path
 from dolma_sql.runtime.executor import Counters
@@ -25,7 +25,7 @@ def aggregate_partition(unit: StepUnit) -> Counters:
     jobs = read_files(plan)
     with scratch_folder(plan) as scratch:
         tables = [local_copy(table_path(prefix_of(plan, job), hashes_name(unit.index), parquet=True), scratch) for job in jobs]
-        connection = duckdb_connection(plan, scratch)
+        connection = duckdb_connection(plan, scratch, memory_mb=plan.memory_mb)
         try:
             files = exp.Array(expressions=[exp.Literal.string(path) for path in tables])
             connection.register("hashes_list", pa.table({"file": np.arange(len(jobs), dtype=np.int64), "hashes_path": tables}))
@@ -33,11 +33,12 @@ def aggregate_partition(unit: StepUnit) -> Counters:
             connection.execute(render(load_sql("dedupe_exact_duplicates")))
             connection.execute("DROP TABLE keys")  # its memory serves what follows
             connection.execute(render(fill(load_sql("dedupe_exact_ids"), files=files)))
-            if plan.partitions == 1:
-                return finish_files(plan, jobs, range(len(jobs)), connection)
-            remove_temps(unit.key)  # of a writer killed before it committed
-            with storage.staged(unit.key, staging=plan.writing.staging) as temp:
-                connection.execute(render(fill(load_sql("dedupe_exact_partition"), target=exp.Literal.string(temp))))
-            return {"duplicate_keys": connection.execute("SELECT count(*) FROM duplicates").fetchone()[0]}
+            if plan.partitions > 1:
+                remove_temps(unit.key)  # of a writer killed before it committed
+                with storage.staged(unit.key, staging=plan.writing.staging) as temp:
+                    connection.execute(render(fill(load_sql("dedupe_exact_partition"), target=exp.Literal.string(temp))))
+                return {"duplicate_keys": connection.execute("SELECT count(*) FROM duplicates").fetchone()[0]}
+            duplicates, ids = fetch_duplicates(connection), fetch_ids(connection)
         finally:
             connection.close()
+    return finish_files(plan, jobs, range(len(jobs)), duplicates, ids)

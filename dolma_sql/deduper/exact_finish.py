@@ -16,6 +16,7 @@ from dolma_sql.deduper.intermediates import count_rows
 from dolma_sql.deduper.plan import FileJob
 from dolma_sql.deduper.report import Stats
 from dolma_sql.runtime.executor import Counters
+from dolma_sql.runtime.tuning import release_freed_memory
 from dolma_sql.sql import load_sql, render
 from dolma_sql.storage import urls
 from dolma_sql.storage.commit import remove_temps
@@ -27,6 +28,10 @@ LINEAGE_SCHEMA = pa.schema(
 LINEAGE_ROW_GROUP = 1 << 17
 """Rows per row group of the lineage table, whatever the parts it is joined from (so that its bytes do
 not depend on the number of partitions)."""
+ORD_BITS = 40
+"""A key's place in checking order is ``file << ORD_BITS | ord``, as in ``dedupe_exact_keys.sql``."""
+RELEASE_BYTES = 64 << 20
+"""Input bytes of attribute files written between two hand-backs of the memory they freed."""
 
 
 def finish_group(unit: StepUnit) -> Counters:
@@ -34,41 +39,79 @@ def finish_group(unit: StepUnit) -> Counters:
     plan = unit.plan
     jobs = read_files(plan)
     files = plan.group_files(unit.index)
+    duplicates = pa.concat_tables([file_rows(plan.duplicates_url(partition), files) for partition in range(plan.partitions)])
     with scratch_folder(plan) as scratch:
-        connection = duckdb_connection(plan, scratch)
+        connection = duckdb_connection(plan, scratch, memory_mb=plan.memory_mb)
         try:
-            partitions = [file_rows(plan.duplicates_url(partition), files) for partition in range(plan.partitions)]
-            connection.register("duplicates", pa.concat_tables(partitions))
+            connection.register("duplicates", duplicates)
             connection.execute(render(load_sql("dedupe_exact_group_ids")))
-            return finish_files(plan, jobs, files, connection, part=unit.key)
+            ids = fetch_ids(connection)
         finally:
             connection.close()
+    found = {name: duplicates.column(name).to_numpy() for name in DUPLICATE_COLUMNS}
+    del duplicates
+    return finish_files(plan, jobs, files, found, ids, part=unit.key)
 
 
-def finish_files(plan: ExactPlan, jobs: list[FileJob], files: range, connection, *, part: str | None = None) -> Counters:
-    """The attribute files of ``files`` and their lineage rows (into ``part``, else the lineage table), from the
-    ``duplicates`` (file, ord, doc, first_file, first_doc) and document ``ids`` (file, doc, id) of ``connection``."""
-    duplicates = connection.sql("SELECT file, ord FROM duplicates").to_arrow_table()
-    file_column = duplicates.column("file").to_numpy()
-    order = np.argsort(file_column, kind="stable")
-    bounds = np.searchsorted(file_column[order], np.arange(files.start, files.stop + 1))
-    ordinals = duplicates.column("ord").to_numpy()
+DUPLICATE_COLUMNS = ("file", "ord", "doc", "first_file", "first_doc")
+"""A duplicate key: its file and row in the file's keys, its document, and the file and document of its
+key's first occurrence."""
+
+
+def fetch_duplicates(connection) -> dict[str, np.ndarray]:
+    """The ``duplicates`` table of ``connection``, out of DuckDB (so that it can be closed)."""
+    return connection.sql(f"SELECT {', '.join(DUPLICATE_COLUMNS)} FROM duplicates").fetchnumpy()
+
+
+def fetch_ids(connection) -> pa.Table:
+    """The ``ids`` table (file, doc, id) of ``connection``: the id of every document a duplicate key names."""
+    return connection.sql("SELECT file, doc, id FROM ids").to_arrow_table()
+
+
+def finish_files(plan: ExactPlan, jobs: list[FileJob], files: range, duplicates: dict[str, np.ndarray], ids: pa.Table, *, part: str | None = None) -> Counters:
+    """The attribute files of ``files`` and their lineage rows (into ``part``, else the lineage table), from
+    their ``duplicates`` (:data:`DUPLICATE_COLUMNS`) and the ``ids`` of the documents these name."""
+    order = np.argsort(_positions(duplicates["file"], duplicates["ord"]))  # checking order: file, then key
+    sorted_files = duplicates["file"][order]
+    bounds = np.searchsorted(sorted_files, np.arange(files.start, files.stop + 1))
+    del sorted_files
     stats = Stats()
+    released = 0
     for offset, index in enumerate(files):
         prefix = prefix_of(plan, jobs[index])
         duplicate = np.zeros(count_rows(prefix, "keys"), dtype=bool)
-        duplicate[ordinals[order[bounds[offset] : bounds[offset + 1]]]] = True
+        duplicate[duplicates["ord"][order[bounds[offset] : bounds[offset + 1]]]] = True
         stats.add(write_attributes(jobs[index], prefix, duplicate, plan.settings, plan.writing))
-    rows = connection.sql(render(load_sql("dedupe_exact_lineage"))).to_arrow_reader(LINEAGE_ROW_GROUP)
-    write_lineage(part or plan.lineage, _with_paths(rows, pa.array([job.path for job in jobs], pa.string())), plan, final=part is None)
+        released += jobs[index].size
+        if released >= RELEASE_BYTES:  # a file's tables and text, freed, are not what the lineage allocates
+            release_freed_memory()
+            released = 0
+    release_freed_memory()
+    paths = pa.array([job.path for job in jobs], pa.string())
+    write_lineage(part or plan.lineage, _lineage_batches(duplicates, ids, order, paths), plan, final=part is None)
     return stats.counters()
 
 
-def _with_paths(batches: Iterable[pa.RecordBatch], paths: pa.Array) -> Iterator[pa.RecordBatch]:
-    """Lineage rows whose file columns hold file numbers, with the files' paths instead."""
-    for batch in batches:
-        columns = [paths.take(column) if name.endswith("_file") else column for name, column in zip(batch.schema.names, batch.columns)]
-        yield pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+def _positions(files: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``file << ORD_BITS | row``: one sortable number per (file, row)."""
+    return (files.astype(np.int64) << ORD_BITS) | rows.astype(np.int64)
+
+
+def _lineage_batches(duplicates: dict[str, np.ndarray], ids: pa.Table, order: np.ndarray, paths: pa.Array) -> Iterator[pa.RecordBatch]:
+    """The lineage rows, one per duplicate key in ``order``, a row group at a time: both documents' ids
+    (looked up in ``ids`` by (file, doc)), files and lines."""
+    id_positions = _positions(ids.column("file").to_numpy(), ids.column("doc").to_numpy())
+    id_order = np.argsort(id_positions)
+    id_positions = id_positions[id_order]
+    id_values = ids.column("id").take(pa.array(id_order)).combine_chunks().cast(pa.string())
+    for start in range(0, len(order), LINEAGE_ROW_GROUP):
+        release_freed_memory()  # the row group written before: its strings are not this one's sizes
+        rows = order[start : start + LINEAGE_ROW_GROUP]
+        columns = []
+        for file_name, doc_name in (("file", "doc"), ("first_file", "first_doc")):
+            file, doc = duplicates[file_name][rows], duplicates[doc_name][rows]
+            columns += [id_values.take(np.searchsorted(id_positions, _positions(file, doc))), paths.take(file), doc.astype(np.int64) + 1]
+        yield pa.RecordBatch.from_arrays(columns, schema=LINEAGE_SCHEMA)
 
 
 def file_rows(url: str, files: range) -> pa.Table:

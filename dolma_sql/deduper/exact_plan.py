@@ -22,7 +22,8 @@ from dolma_sql.storage import urls
 @dataclass(frozen=True)
 class ExactPlan:
     """``groups[q]`` is the first file of group ``q``; the last entry is the number of files. ``sharing``: how
-    many units of a step run at once on one machine (each DuckDB takes its share of the cores and memory)."""
+    many units of a step run at once on one machine (each DuckDB takes its share of the cores and memory).
+    ``memory_mb``: the memory a unit's DuckDB holds at most (``dedupe.exact_memory_mb``)."""
 
     work: str
     settings: Settings
@@ -31,6 +32,7 @@ class ExactPlan:
     groups: tuple[int, ...]
     lineage: str
     sharing: int = 1
+    memory_mb: int | None = None
 
     @property
     def files_url(self) -> str:
@@ -94,11 +96,14 @@ def scratch_folder(plan: ExactPlan) -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def duckdb_connection(plan: ExactPlan, scratch: str):
-    """DuckDB with this unit's share of the machine's cores and memory (it spills beyond)."""
+def duckdb_connection(plan: ExactPlan, scratch: str, *, memory_mb: int | None = None):
+    """DuckDB with this unit's share of the machine's cores and memory, and at most ``memory_mb`` of
+    memory when given (it spills beyond)."""
     import duckdb
     import psutil
 
     threads = max(1, (os.cpu_count() or 1) // plan.sharing)
     memory = int(0.8 * psutil.virtual_memory().total / plan.sharing)
+    if memory_mb is not None:
+        memory = min(memory, memory_mb << 20)
     return duckdb.connect(config={"threads": threads, "memory_limit": f"{memory // 2**20}MB", "temp_directory": os.path.join(scratch, "spill")})

@@ -36,7 +36,7 @@ def run_exact(config: DeduperConfig, settings: Settings, jobs: list[FileJob], wo
     partitions = exact_partitions(config)
     groups = file_groups(len(jobs), partitions)
     sharing = max(1, min(config.processes, partitions))
-    plan = ExactPlan(work, settings, writing_of(config), partitions, groups, lineage_url(config, jobs), sharing)
+    plan = ExactPlan(work, settings, writing_of(config), partitions, groups, lineage_url(config, jobs), sharing, config.dedupe.exact_memory_mb)
     write_files(plan, jobs)
     options = [ledger_options(config), partitions]
     size = sum(job.size for job in jobs)

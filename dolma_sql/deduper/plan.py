@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import msgspec
 import xxhash
 
-from dolma_sql.config.dedupe import DeduperConfig
+from dolma_sql.config.dedupe import EXACT_MEMORY_MB, DeduperConfig
 from dolma_sql.deduper.fingerprints import exact_scheme
 from dolma_sql.errors import ConfigError
 from dolma_sql.layout import swap_segment
@@ -107,7 +107,7 @@ def plan_files(config: DeduperConfig, *, warn: Callable[[str], None] | None = No
 
 def ledger_options(config: DeduperConfig) -> dict:
     """Everything that shapes the attribute files, so that a rerun with other options redoes them."""
-    dedupe = msgspec.structs.replace(config.dedupe, lineage=None, all_partitions=False, exact_partitions=1)
+    dedupe = msgspec.structs.replace(config.dedupe, lineage=None, all_partitions=False, exact_partitions=1, exact_memory_mb=EXACT_MEMORY_MB)
     options: dict = {"dedupe": dedupe, "codecs": config.compression.codecs()}
     if config.dedupe.mode == "bloom":
         options["bloom_filter"] = msgspec.structs.replace(config.bloom_filter, checkpoint_seconds=0.0)

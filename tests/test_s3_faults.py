@@ -168,17 +168,19 @@ def proxied(s3_server):
     proxy.close()
 
 
+@pytest.mark.parametrize("staged", [True, False], ids=["staged", "streamed"])
 @pytest.mark.parametrize("size", [8 << 20, 110 << 20], ids=["one-request", "multipart"])
-def test_an_upload_cut_after_part_of_its_bytes_leaves_nothing_at_the_final_key(s3_server, proxied, tmp_path, size):
-    """Over 100 MiB s3fs uploads in parts: the first part is sent whole, the next are cut, the upload is aborted.
-    A previous version of the object stays whole."""
+def test_an_upload_cut_after_part_of_its_bytes_leaves_nothing_at_the_final_key(s3_server, proxied, tmp_path, size, staged):
+    """Staged in a local folder, the output is uploaded when complete, in parts over 100 MiB; streamed (no
+    staging folder), it is sent in parts while it is written. The parts that follow the cut fail, and the
+    upload is aborted. A previous version of the object stays whole."""
     bucket = s3_server.new_bucket()
     url = f"cut-s3://{bucket}/out/shard.bin"
     direct = fsspec.filesystem("s3")
     storage.write_bytes(url, b"the previous version\n")
     proxied.arm(budget=min(size // 2, 60 << 20))
     with pytest.raises(OutputError) as failure:
-        with storage.output(url, codec="", staging=str(tmp_path / "staging")) as writer:
+        with storage.output(url, codec="", staging=str(tmp_path / "staging") if staged else None) as writer:
             block = bytes(range(256)) * 4096
             for _ in range(size // len(block)):
                 writer.write(block)
@@ -188,5 +190,5 @@ def test_an_upload_cut_after_part_of_its_bytes_leaves_nothing_at_the_final_key(s
     assert direct.cat_file(f"{bucket}/out/shard.bin") == b"the previous version\n"
     assert direct.find(f"{bucket}/out") == [f"{bucket}/out/shard.bin"]
     assert not direct.list_multipart_uploads(bucket), "a multipart upload that failed is aborted"
-    assert not list(Path(tmp_path / "staging").iterdir()), "the staged file is removed"
+    assert not staged or not list(Path(tmp_path / "staging").iterdir()), "the staged file is removed"
     proxied.arm(budget=None)

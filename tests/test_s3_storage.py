@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import time
 import uuid
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from s3_helpers import cli, ok
 from dolma_sql import storage
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.formats.lines import iter_line_batches
-from dolma_sql.storage import urls
+from dolma_sql.storage import multipart, urls
 
 LINES = b"".join(b'{"id":"%d","text":"line %d"}\n' % (n, n) for n in range(2000))
 
@@ -127,3 +128,39 @@ def test_no_bucket_is_ever_made(s3_server):
         storage.check_writable(f"s3://{bucket}/out", where="destination")
     assert not fsspec.filesystem("s3").exists(bucket)
     assert os.environ["AWS_ENDPOINT_URL"] == s3_server.endpoint
+
+
+def test_an_output_is_sent_in_parts_while_it_is_written_and_appears_only_when_committed(prefix):
+    """With no staging folder, an S3 output's parts are on the server before the writer finishes (the upload
+    overlaps the work), the object appears whole at commit, and an abort deletes the parts sent."""
+    direct = s3fs.S3FileSystem(skip_instance_cache=True)
+    bucket = prefix.removeprefix("s3://").split("/", 1)[0]
+    block = bytes(range(256)) * 4096  # 1 MiB
+    for committed in (True, False):
+        url = f"{prefix}/out/streamed-{committed}.bin"
+        writer = storage.output(url, codec="")
+        for _ in range(3 * multipart.PART_BYTES // len(block)):
+            writer.write(block)
+        uploads = wait_for(lambda: direct.list_multipart_uploads(bucket))
+        assert [upload["Key"] for upload in uploads] == [url.removeprefix(f"s3://{bucket}/")]
+        parts = wait_for(lambda: direct.call_s3("list_parts", Bucket=bucket, Key=uploads[0]["Key"], UploadId=uploads[0]["UploadId"]).get("Parts"))
+        assert parts and all(part["Size"] == multipart.PART_BYTES for part in parts), "whole parts are sent before the commit"
+        assert not direct.exists(url), "nothing at the key before the commit"
+        if committed:
+            writer.write(b"the end")
+            writer.commit()
+            assert direct.cat_file(url) == block * (3 * multipart.PART_BYTES // len(block)) + b"the end"
+        else:
+            writer.abort()
+            direct.invalidate_cache()
+            assert not direct.exists(url)
+        assert not direct.list_multipart_uploads(bucket), "the upload is completed or aborted"
+
+
+def wait_for(found):
+    """What ``found()`` returns once it is truthy (the sender thread works on its own time)."""
+    deadline = time.monotonic() + 120
+    while not (value := found()):
+        assert time.monotonic() < deadline, "not seen within 120 s"
+        time.sleep(0.05)
+    return value

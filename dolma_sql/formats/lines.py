@@ -55,7 +55,13 @@ class LineBatch:
 
 
 def iter_line_batches(
-    path: str, *, codec: str | None = None, batch_bytes: int = BATCH_BYTES, count_progress: bool = False, staging: str | None = None
+    path: str,
+    *,
+    codec: str | None = None,
+    batch_bytes: int = BATCH_BYTES,
+    count_progress: bool = False,
+    staging: str | None = None,
+    opened: BinaryIO | None = None,
 ) -> Iterator[LineBatch]:
     """Yield the lines of ``path`` as Arrow string batches, validating UTF-8.
 
@@ -65,12 +71,12 @@ def iter_line_batches(
     drops the rest of the file). With ``count_progress`` the (compressed) bytes read are added to
     the run's progress as each batch is read, so a large file shows progress while it runs.
     A remote file is streamed, or with ``staging`` (dolma's ``work_dir.input``) downloaded into that
-    local folder first (see :func:`dolma_sql.storage.open_input`).
+    local folder first (see :func:`dolma_sql.storage.open_input`); ``opened``: its raw bytes, opened already.
     """
     next_line = 1
     newlines = np.empty(min(batch_bytes, MASK_BYTES), dtype=bool)  # reused: a fresh mask per batch costs as many page faults as the data
     try:
-        raw = storage.open_input(path, staging=staging)
+        raw = opened or storage.open_input(path, staging=staging)
     except OSError as error:
         raise InputError(f"cannot open: {error.strerror or error}", path=path) from error
     reported = 0

@@ -11,6 +11,7 @@ import collections
 import re
 from collections.abc import Iterator
 from functools import cache
+from typing import BinaryIO
 
 import duckdb
 import msgspec
@@ -159,8 +160,9 @@ def aligned_batches(path: str, task: ShardTask, *, count_progress: bool = False)
     cursors: list[LineCursor | None] = []
     for name in stream.attributes:
         attribute_path = layout.attribute_path(path, name, document_dir=stream.document_dir)
-        if storage.exists(attribute_path):
-            cursors.append(LineCursor(attribute_path, staging=task.input_staging))
+        cursor = LineCursor.opened(attribute_path, staging=task.input_staging)
+        if cursor is not None:
+            cursors.append(cursor)
         elif task.allow_missing_attributes:
             cursors.append(None)
         else:
@@ -203,10 +205,20 @@ class LineCursor:
     """Hands out exactly ``n`` lines at a time from an attribute file read in its own batches (each checked
     for NaN and Infinity: :mod:`.finite`)."""
 
-    def __init__(self, path: str, batch_bytes: int = ATTRIBUTE_BATCH_BYTES, *, staging: str | None = None) -> None:
+    def __init__(self, path: str, batch_bytes: int = ATTRIBUTE_BATCH_BYTES, *, staging: str | None = None, opened: BinaryIO | None = None) -> None:
         self.path = path
-        self._lines = Rows(check_finite(batch).lines for batch in iter_line_batches(path, batch_bytes=batch_bytes, staging=staging))
+        batches = iter_line_batches(path, batch_bytes=batch_bytes, staging=staging, opened=opened)
+        self._lines = Rows(check_finite(batch).lines for batch in batches)
         self.lines_read = 0
+
+    @classmethod
+    def opened(cls, path: str, *, staging: str | None = None) -> LineCursor | None:
+        """A cursor over the file at ``path``, or ``None`` when there is none (found by opening it)."""
+        try:
+            raw = storage.open_input_if_exists(path, staging=staging)
+        except OSError as error:
+            raise InputError(f"cannot open: {error.strerror or error}", path=path) from error
+        return None if raw is None else cls(path, staging=staging, opened=raw)
 
     def take(self, n: int) -> pa.Array | pa.ChunkedArray:
         """The next ``n`` lines (fewer at the end of the file), as views of the batches read: never a copy."""

@@ -4,7 +4,8 @@ A local output is written to a temp name beside it, unique to the writer (so two
 share one), and renamed when complete. An object store has no rename: the output is written to
 a local temp file (in the staging folder, dolma's ``work_dir.output``, when one is given) and
 uploaded to its final key only when complete, so a failed write leaves no partial object there.
-A failure of either removes the temp file. Every writer of an output goes through
+A failure of either removes the temp file. A stream to S3 with no staging folder is instead sent as
+a multipart upload while it is written (:mod:`.multipart`), completed only on commit. Every writer of an output goes through
 :func:`output` (a stream, compressed by extension), :func:`staged` (a local path, for libraries
 that write files themselves: Parquet, NumPy memmaps) or :func:`write_bytes`.
 """
@@ -22,7 +23,7 @@ import tempfile
 from collections.abc import Iterator
 
 from dolma_sql.errors import OutputError
-from dolma_sql.storage import remote, urls
+from dolma_sql.storage import multipart, remote, urls
 from dolma_sql.storage.codecs import codec_of, compressed_writer
 
 TEMP_SUFFIX = ".tmp"
@@ -59,10 +60,14 @@ class OutputFile(io.RawIOBase):
     def __init__(self, url: str, codec: str | None = None, *, staging: str | None = None, rename: bool = True) -> None:
         super().__init__()
         self.url = url
-        self._staged = staged(url, staging=staging, rename=rename)
-        with _disk_errors(url):
-            self.temp_path = self._staged.__enter__()
-            self._raw = open(self.temp_path, "wb")
+        self._staged = self.temp_path = None
+        if staging is None and urls.local_path(url) is None and multipart.streams_to(url):
+            self._raw = multipart.StreamedUpload(url)
+        else:
+            self._staged = staged(url, staging=staging, rename=rename)
+            with _disk_errors(url):
+                self.temp_path = self._staged.__enter__()
+                self._raw = open(self.temp_path, "wb")
         self._sink = compressed_writer(self._raw, codec_of(url) if codec is None else codec)
         self.bytes_written = 0
 
@@ -80,6 +85,14 @@ class OutputFile(io.RawIOBase):
         return len(data)
 
     def commit(self) -> None:
+        if self._staged is None:
+            try:
+                self._sink.close()
+            except BaseException:
+                self._raw.discard()
+                raise
+            self._raw.commit()
+            return
         try:
             with _disk_errors(self.url, temp=self.temp_path):
                 self._sink.close()
@@ -90,6 +103,10 @@ class OutputFile(io.RawIOBase):
         self._staged.__exit__(None, None, None)
 
     def abort(self) -> None:
+        if self._staged is None:
+            if not self._raw.closed:
+                self._raw.discard()
+            return
         if self._raw.closed and not os.path.exists(self.temp_path):
             return
         with contextlib.suppress(Exception):

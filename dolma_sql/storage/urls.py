@@ -189,6 +189,18 @@ def open_input(url: str, *, staging: str | None = None) -> BinaryIO:
     return remote.open_remote(url, staging=staging)
 
 
+def open_input_if_exists(url: str, *, staging: str | None = None) -> BinaryIO | None:
+    """:func:`open_input`, or ``None`` when there is no such file: one request to a store where asking
+    :func:`exists` first takes two. Asked again, as :func:`exists` is."""
+    if not is_local(url):
+        fs, path = filesystem(url)
+        fs.invalidate_cache(path)
+    try:
+        return open_input(url, staging=staging)
+    except FileNotFoundError:
+        return None
+
+
 def read_bytes(url: str) -> bytes:
     """The raw bytes of a small file (a config, a manifest, a ledger record)."""
     with open_input(url) as handle:

@@ -19,7 +19,7 @@ from s3_helpers import cli, ok
 from dolma_sql import storage
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.formats.lines import iter_line_batches
-from dolma_sql.storage import multipart, urls
+from dolma_sql.storage import multipart, remote, urls
 
 LINES = b"".join(b'{"id":"%d","text":"line %d"}\n' % (n, n) for n in range(2000))
 
@@ -164,3 +164,20 @@ def wait_for(found):
         assert time.monotonic() < deadline, "not seen within 120 s"
         time.sleep(0.05)
     return value
+
+
+def test_a_file_read_front_to_back_in_chunks_fetched_ahead_gives_its_bytes(prefix, monkeypatch):
+    """Sizes around the chunk's edges, read in pieces that do not divide it; ``tell`` counts what was read."""
+    chunk = 1 << 16
+    monkeypatch.setattr(remote, "READ_AHEAD_BYTES", chunk)
+    for size in (0, 1, chunk - 1, chunk, chunk + 1, 5 * chunk // 2):
+        data = bytes(range(251)) * (size // 251) + bytes(range(size % 251))
+        url = f"{prefix}/read-ahead/{size}.bin"
+        storage.write_bytes(url, data)
+        with storage.open_input(url, sequential=True) as reader:
+            pieces, buffer = [], bytearray(7_000)
+            while count := reader.readinto(buffer):
+                pieces.append(bytes(buffer[:count]))
+                assert reader.tell() == sum(map(len, pieces))
+        assert b"".join(pieces) == data, size
+    assert storage.open_input_if_exists(f"{prefix}/read-ahead/missing.bin", sequential=True) is None

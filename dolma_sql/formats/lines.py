@@ -76,7 +76,7 @@ def iter_line_batches(
     next_line = 1
     newlines = np.empty(min(batch_bytes, MASK_BYTES), dtype=bool)  # reused: a fresh mask per batch costs as many page faults as the data
     try:
-        raw = opened or storage.open_input(path, staging=staging)
+        raw = opened or storage.open_input(path, staging=staging, sequential=True)
     except OSError as error:
         raise InputError(f"cannot open: {error.strerror or error}", path=path) from error
     reported = 0

@@ -215,7 +215,7 @@ class LineCursor:
     def opened(cls, path: str, *, staging: str | None = None) -> LineCursor | None:
         """A cursor over the file at ``path``, or ``None`` when there is none (found by opening it)."""
         try:
-            raw = storage.open_input_if_exists(path, staging=staging)
+            raw = storage.open_input_if_exists(path, staging=staging, sequential=True)
         except OSError as error:
             raise InputError(f"cannot open: {error.strerror or error}", path=path) from error
         return None if raw is None else cls(path, staging=staging, opened=raw)

@@ -14,6 +14,7 @@ import io
 import os
 import secrets
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
 from typing import Any, BinaryIO
 
@@ -21,6 +22,10 @@ from dolma_sql.errors import ConfigError, DolmaSqlError, InputError, OutputError
 
 READ_BLOCK_BYTES = 8 << 20
 """Read-ahead of a remote file: one request per batch of lines rather than fsspec's default 5 MiB."""
+
+READ_AHEAD_BYTES = 4 << 20
+"""The chunk of a file read front to back (:class:`ReadAhead`): two of them are held, one being read
+and the next one on its way, as much memory as one block of a file read at random."""
 
 OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss"})
 """Protocols whose first path component is a bucket (or container) and that have no folders."""
@@ -159,15 +164,63 @@ class RemoteReader(io.RawIOBase):
         super().close()
 
 
-def open_remote(url: str, *, staging: str | None = None) -> BinaryIO:
-    """A reader of the raw bytes of a remote ``url``: streamed, or with ``staging`` (dolma's
-    ``work_dir.input``) downloaded whole into that local folder first and read from there.
+class ReadAhead(io.RawIOBase):
+    """A remote file read front to back in chunks, the next one fetched by a background thread while
+    the caller works on the current one: the reader never waits on the store if the store keeps up.
+    Holds two chunks at most."""
+
+    def __init__(self, fs: Any, path: str, url: str) -> None:
+        super().__init__()
+        self.url = url
+        with errors(url, "read"):
+            self._size = int(fs.size(path))
+        self._fetch = lambda start: fs.cat_file(path, start=start, end=min(start + READ_AHEAD_BYTES, self._size))
+        self._fetcher = ThreadPoolExecutor(1, thread_name_prefix="dolma-sql-read-ahead")
+        self._next: Future | None = self._fetcher.submit(self._fetch, 0) if self._size else None
+        self._chunk = memoryview(b"")
+        self._at = 0  # in the chunk
+        self._position = 0  # in the file
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self._at == len(self._chunk):
+            if self._next is None:
+                return 0
+            with errors(self.url, "read"):
+                self._chunk, self._at = memoryview(self._next.result()), 0
+            end = self._position + len(self._chunk)
+            self._next = self._fetcher.submit(self._fetch, end) if end < self._size else None
+        count = min(len(buffer), len(self._chunk) - self._at)
+        memoryview(buffer).cast("B")[:count] = self._chunk[self._at : self._at + count]
+        self._at += count
+        self._position += count
+        return count
+
+    def tell(self) -> int:
+        return self._position
+
+    def close(self) -> None:
+        if self._next is not None:
+            self._next.cancel()
+        self._fetcher.shutdown(wait=False)
+        self._chunk = memoryview(b"")
+        super().close()
+
+
+def open_remote(url: str, *, staging: str | None = None, sequential: bool = False) -> BinaryIO:
+    """A reader of the raw bytes of a remote ``url``: streamed (``sequential``: read front to back, each
+    next chunk fetched ahead), or with ``staging`` (dolma's ``work_dir.input``) downloaded whole into
+    that local folder first and read from there.
 
     The staged copy is unlinked as soon as it is open, so it is gone once the reader is closed, even
     when the process is killed while reading.
     """
     fs, path = filesystem(url)
     if staging is None:
+        if sequential:
+            return ReadAhead(fs, path, url)
         with errors(url, "read"):
             return RemoteReader(fs.open(path, "rb", block_size=READ_BLOCK_BYTES), url)
     os.makedirs(staging, exist_ok=True)

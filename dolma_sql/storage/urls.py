@@ -177,26 +177,27 @@ def remove_tree(url: str) -> None:
         pass
 
 
-def open_input(url: str, *, staging: str | None = None) -> BinaryIO:
+def open_input(url: str, *, staging: str | None = None, sequential: bool = False) -> BinaryIO:
     """A binary reader of the raw (still compressed) bytes of ``url``.
 
-    A remote file is streamed, or with ``staging`` (dolma's ``work_dir.input``) first downloaded into
-    that local folder, whence it is removed once read (see :func:`.remote.open_remote`). A local file
-    is always read in place.
+    A remote file is streamed (``sequential``: a reader that goes front to back has each next chunk
+    fetched ahead), or with ``staging`` (dolma's ``work_dir.input``) first downloaded into that local
+    folder, whence it is removed once read (see :func:`.remote.open_remote`). A local file is always
+    read in place.
     """
     if is_local(url):
         return open(_local(url), "rb")
-    return remote.open_remote(url, staging=staging)
+    return remote.open_remote(url, staging=staging, sequential=sequential)
 
 
-def open_input_if_exists(url: str, *, staging: str | None = None) -> BinaryIO | None:
+def open_input_if_exists(url: str, *, staging: str | None = None, sequential: bool = False) -> BinaryIO | None:
     """:func:`open_input`, or ``None`` when there is no such file: one request to a store where asking
     :func:`exists` first takes two. Asked again, as :func:`exists` is."""
     if not is_local(url):
         fs, path = filesystem(url)
         fs.invalidate_cache(path)
     try:
-        return open_input(url, staging=staging)
+        return open_input(url, staging=staging, sequential=sequential)
     except FileNotFoundError:
         return None
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from dolma_sql.errors import ConfigError
 from dolma_sql.tagging import Spans, TagBatch, tagger
@@ -78,30 +81,85 @@ def english_only(predictions: list[tuple[str, float]]) -> list[tuple[str, float]
 Predictions = list[list[tuple[str, float]]]
 
 
+@dataclass(frozen=True)
+class FlatPredictions:
+    """Predictions of several texts end to end: text ``i`` has ``counts[i]`` ``(languages, scores)`` pairs.
+
+    A detector may return these instead of :data:`Predictions` to spare a Python list per text.
+    """
+
+    counts: np.ndarray
+    languages: np.ndarray
+    scores: np.ndarray
+
+    @classmethod
+    def of(cls, predictions: Predictions) -> FlatPredictions:
+        counts = np.array([len(p) for p in predictions], dtype=np.int64)
+        languages = np.array([language for p in predictions for language, _ in p], dtype=object)
+        scores = np.array([score for p in predictions for _, score in p], dtype=np.float64)
+        return cls(counts, languages, scores)
+
+
 def each(predict: Callable[[str], list[tuple[str, float]]]) -> Callable[[list[str]], Predictions]:
     """A detector called once per text, as the batch detector :func:`predict_units` takes."""
     return lambda texts: [predict(text) for text in texts]
 
 
-def predict_units(units: Segments, predict: Callable[[list[str]], Predictions]) -> dict[str, Spans]:
+def cld2_english(texts: list[str]) -> FlatPredictions:
+    """``english_only(cld2_languages(text))`` of each text, collected flat: one score per text, more only if
+    CLD2 names English twice, ``0.0`` when it finds none or is not sure."""
+    import pycld2
+
+    detect, error, english = pycld2.detect, pycld2.error, _ENGLISH_NAMES
+    counts, scores = np.ones(len(texts), dtype=np.int64), []
+    add = scores.append
+    for index, text in enumerate(texts):
+        try:
+            reliable, _, details = detect(text)
+        except error:
+            reliable, details = _detect_prepared(text)
+        found = 0
+        if reliable:
+            for name, _, percent, _ in details:
+                if english.get(name) or (name not in english and _is_english(name)):
+                    add(percent / 100.0)
+                    found += 1
+        if not found:
+            add(0.0)
+        elif found > 1:
+            counts[index] = found
+    return FlatPredictions(counts, np.full(len(scores), "en", dtype=object), np.array(scores, dtype=np.float64))
+
+
+_ENGLISH_NAMES: dict[str, bool] = {}
+"""CLD2 language name -> whether :func:`cld2_languages` reads it as ``en``, for the names seen so far."""
+
+
+def _is_english(name: str) -> bool:
+    _ENGLISH_NAMES[name] = english = name[:2].lower() == "en"
+    return english
+
+
+def predict_units(units: Segments, predict: Callable[[list[str]], Predictions | FlatPredictions]) -> dict[str, Spans]:
     """Spans per language over ``units`` (documents or paragraphs), in the order the languages first appear.
 
-    ``predict`` gets the distinct texts (repeated boilerplate paragraphs are detected once per
-    batch) and returns ``[(language, score), …]`` for each; the spans are laid out with numpy.
+    ``predict`` gets the distinct texts in order of first appearance (repeated boilerplate
+    paragraphs are detected once per batch; Arrow finds them) and returns ``[(language, score), …]``
+    for each, or the same as :class:`FlatPredictions`; the spans are laid out with numpy.
     """
-    texts = units.text.to_list()
-    first_seen: dict[str, int] = {}
-    inverse = np.fromiter((first_seen.setdefault(text, len(first_seen)) for text in texts), dtype=np.int64, count=len(texts))
-    predictions = predict(list(first_seen))  # distinct texts, in order of first appearance
-    owners = np.repeat(np.arange(len(predictions)), np.array([len(p) for p in predictions], dtype=np.int64))
-    languages = np.array([language for p in predictions for language, _ in p], dtype=object)
-    scores = np.array([score for p in predictions for _, score in p], dtype=np.float64)
+    encoded = pc.dictionary_encode(units.text.to_arrow().cast(pa.large_string()))
+    inverse = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    predictions = predict(encoded.dictionary.to_pylist())
+    if not isinstance(predictions, FlatPredictions):
+        predictions = FlatPredictions.of(predictions)
+    counts, languages, scores = predictions.counts, predictions.languages, predictions.scores
+    owners = np.repeat(np.arange(len(counts)), counts)
     output = {}
     for language in dict.fromkeys(languages.tolist()):
         mine = languages == language
-        per_text = np.bincount(owners[mine], minlength=len(predictions))
+        per_text = np.bincount(owners[mine], minlength=len(counts))
         per_unit = per_text[inverse]
-        units_taken = np.repeat(np.arange(len(texts)), per_unit)
+        units_taken = np.repeat(np.arange(len(inverse)), per_unit)
         within = np.arange(len(units_taken)) - np.repeat(np.cumsum(per_unit) - per_unit, per_unit)
         entries = (np.cumsum(per_text) - per_text)[inverse[units_taken]] + within
         output[language] = Spans(units.rows[units_taken], units.starts[units_taken], units.ends[units_taken], scores[mine][entries])
@@ -133,12 +191,12 @@ def cld2_paragraph_v2(batch: TagBatch):
 
 @tagger("cld2_en_doc_v2", types=["en", "not_en"], requires="pycld2", check=require_pycld2, vectorized=False)
 def cld2_en_doc_v2(batch: TagBatch):
-    return with_negatives(predict_units(documents(batch), each(lambda text: english_only(cld2_languages(text)))))
+    return with_negatives(predict_units(documents(batch), cld2_english))
 
 
 @tagger("cld2_en_paragraph_v2", types=["en", "not_en"], requires="pycld2", check=require_pycld2, vectorized=False)
 def cld2_en_paragraph_v2(batch: TagBatch):
-    return with_negatives(predict_units(paragraph_texts(batch), each(lambda text: english_only(cld2_languages(text)))))
+    return with_negatives(predict_units(paragraph_texts(batch), cld2_english))
 
 
 def with_document_score(batch: TagBatch, output: dict[str, Spans]) -> dict[str, Spans]:

@@ -140,16 +140,25 @@ def encode_attribute_fields(
         if not len(spans) and not np.any(always):
             continue
         counts = spans.per_row(n_rows)
-        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         items = _concat("[", _int_text(spans.starts), ",", _int_text(spans.ends), ",", score_text(spans.scores), "]")
-        joined = pc.binary_join(pa.LargeListArray.from_arrays(pa.array(offsets), items), _lit(","))
-        piece = _concat("," + json.dumps(key) + ":[", joined, "]")
-        if always is not True:
-            piece = pc.if_else(pa.array((counts > 0) | always), piece, _lit(""))
+        piece = _concat("," + json.dumps(key) + ":[", _joined_per_row(items, counts), "]")
+        written = (counts > 0) | always
+        if not np.all(written):
+            piece = pc.if_else(pa.array(written), piece, _lit(""))
         pieces.append(piece)
     if not pieces:
         return pa.array(["{}"] * n_rows, pa.large_string())
     return _concat("{", pc.utf8_slice_codeunits(_concat(*pieces), 1), "}")
+
+
+def _joined_per_row(items: pa.Array, counts: np.ndarray) -> pa.Array:
+    """Each row's ``items`` (``counts`` of them, rows in order) joined with commas; ``""`` for a row without any."""
+    if len(items) == len(counts) and np.all(counts == 1):  # one item a row (a document-level score): nothing to join
+        return items
+    if not np.any(counts > 1):
+        return pc.fill_null(items.take(pa.array(np.cumsum(counts) - 1, mask=counts == 0)), _lit(""))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return pc.binary_join(pa.LargeListArray.from_arrays(pa.array(offsets), items), _lit(","))
 
 
 _NEEDS_ESCAPE = r'["\\\x00-\x1f]'

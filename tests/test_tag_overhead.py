@@ -1,0 +1,114 @@
+"""The short cuts around the tag kernels (issue 21) give what the plain ways give.
+
+- ``cld2_english`` (the English CLD2 taggers' detector: flat scores, no list per text) against
+  ``english_only(cld2_languages(text))``, CLD2's retry path included;
+- ``predict_units`` with flat predictions against the same predictions as lists;
+- ``encode_attribute_fields`` (one span a row needs no join) against each row's JSON built by msgspec;
+- gopher's ``required_word_count`` (words compared as strings only where their hash is a required
+  word's) against ``str.split()`` and membership.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dolma_sql.formats.attributes import Spans, encode_attribute_fields, round_scores
+from dolma_sql.tagger.batch import TagBatch
+from dolma_sql.udfs.gopher import REQUIRED_ENGLISH_WORDS, gopher_v1
+from dolma_sql.udfs.language import FlatPredictions, cld2_english, cld2_languages, each, english_only, predict_units
+from dolma_sql.udfs.text import Segments
+
+TEXTS = [
+    "The quick brown fox jumps over the lazy dog, and then it runs back home again.\n",
+    "Le renard brun rapide saute par-dessus le chien paresseux, puis il rentre chez lui.",
+    "The quick brown fox jumps over the lazy dog. Le renard brun saute par-dessus le chien paresseux.",
+    "Der schnelle braune Fuchs springt über den faulen Hund und läuft dann wieder nach Hause.",
+    "これは日本語の文です。日本語の文章をもう少し長く書いてみます。",
+    "",
+    "ok",
+    "1234 !!! ???",
+    "abc\x00def control characters make CLD2 refuse the text, so it is retried",
+    "hello \x85 world, a C1 control character: English text that CLD2 first rejects",
+    "\ufffe a noncharacter at the start of an English sentence about nothing much",
+]
+
+
+def test_cld2_english_equals_english_only_of_cld2_languages():
+    flat = cld2_english(TEXTS)
+    expected = FlatPredictions.of([english_only(cld2_languages(text)) for text in TEXTS])
+    assert flat.counts.tolist() == expected.counts.tolist()
+    assert flat.languages.tolist() == expected.languages.tolist()
+    assert flat.scores.tolist() == expected.scores.tolist()
+    assert any(score > 0 for score in flat.scores) and any(score == 0 for score in flat.scores)
+
+
+def test_flat_predictions_lay_out_spans_as_lists_do():
+    repeated = TEXTS + TEXTS[:4] + ["", "ok"]
+    units = Segments(
+        rows=np.arange(len(repeated), dtype=np.int64) // 2,
+        starts=np.arange(len(repeated), dtype=np.int64),
+        ends=np.arange(len(repeated), dtype=np.int64) + 5,
+        text=pl.Series("text", repeated, dtype=pl.String),
+    )
+    two_languages = each(lambda text: [("en", len(text) / 100), ("fr", 0.5)] if "fox" in text else [("de", 0.25)])
+    for predict in (two_languages, each(lambda text: english_only(cld2_languages(text)))):
+        as_lists = predict_units(units, predict)
+        as_flat = predict_units(units, lambda texts, predict=predict: FlatPredictions.of(predict(texts)))
+        assert list(as_lists) == list(as_flat)
+        for language, spans in as_lists.items():
+            for name in ("rows", "starts", "ends", "scores"):
+                assert getattr(spans, name).tolist() == getattr(as_flat[language], name).tolist()
+    english = predict_units(units, cld2_english)
+    reference = predict_units(units, each(lambda text: english_only(cld2_languages(text))))
+    assert list(english) == ["en"]
+    for name in ("rows", "starts", "ends", "scores"):
+        assert getattr(english["en"], name).tolist() == getattr(reference["en"], name).tolist()
+
+
+@st.composite
+def keyed_spans(draw):
+    n_rows = draw(st.integers(0, 6))
+    keyed = []
+    for index in range(draw(st.integers(0, 4))):
+        per_row = draw(st.lists(st.integers(0, 3) if draw(st.booleans()) else st.integers(0, 1), min_size=n_rows, max_size=n_rows))
+        if draw(st.booleans()):  # a document-level score: one span in every row
+            per_row = [1] * n_rows
+        rows = np.repeat(np.arange(n_rows), per_row)
+        starts = np.array(draw(st.lists(st.integers(0, 10**6), min_size=len(rows), max_size=len(rows))), dtype=np.int64)
+        ends = starts + np.array(draw(st.lists(st.integers(0, 10**4), min_size=len(rows), max_size=len(rows))), dtype=np.int64)
+        scores = draw(st.lists(st.floats(-2, 2, allow_nan=False) | st.sampled_from([0.0, 1.0, 0.5, 1e-5]), min_size=len(rows), max_size=len(rows)))
+        always = draw(st.sampled_from([True, False, None]))
+        if always is None:
+            always = np.array(draw(st.lists(st.booleans(), min_size=n_rows, max_size=n_rows)), dtype=bool)
+        keyed.append((f"key_{index}", Spans(rows, starts, ends, scores), always))
+    return n_rows, keyed
+
+
+@settings(max_examples=150, deadline=None)
+@given(keyed_spans())
+def test_attribute_fields_equal_each_rows_json(case):
+    n_rows, keyed = case
+    expected = []
+    for row in range(n_rows):
+        attributes = {}
+        for key, spans, always in keyed:
+            mine = spans.rows == row
+            if mine.any() or (always if isinstance(always, bool) else always[row]):
+                attributes[key] = [[int(s), int(e), float(v)] for s, e, v in zip(spans.starts[mine], spans.ends[mine], round_scores(spans.scores[mine]))]
+        expected.append(msgspec.json.encode(attributes).decode())
+    assert encode_attribute_fields(n_rows, keyed).to_pylist() == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([*REQUIRED_ENGLISH_WORDS, "The", "the,", "tо", "ofthe", "a", "withhold", "\u00e9t\u00e9", ""]), max_size=12), max_size=5))
+def test_required_word_count_counts_split_words(documents):
+    texts = [" ".join(words) + ("\nand\tthe " if index % 2 else "") for index, words in enumerate(documents)]
+    batch = TagBatch(pa.table({"id": [str(i) for i in range(len(texts))], "text": texts, "source": ["s"] * len(texts)}))
+    spans = gopher_v1(batch)["required_word_count"]
+    expected = [float(sum(word in REQUIRED_ENGLISH_WORDS for word in text.split())) for text in texts]
+    assert spans.scores.tolist() == expected

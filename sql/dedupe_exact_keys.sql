@@ -3,9 +3,9 @@
 --   :files       the partition's hashes tables (Parquet) that extraction wrote, one per input file
 --   hashes_list  a registered table (file, hashes_path): each input file's position and hashes table
 -- A key's global order g is (file, row in the file's keys), so "first occurrence" is the first in
--- input-file order, then line order, then key order, as dolma checks them. The file and row are not
--- kept apart (g holds both), and a document's number fits 32 bits: the table is the step's memory.
-CREATE TABLE keys AS
+-- input-file order, then line order, then key order, as dolma checks them. A view, not a table: step 2
+-- scans the hashes tables twice rather than hold every key in DuckDB's memory beside its hash table.
+CREATE VIEW keys AS
 SELECT (f.file << 40) + k.ord AS g, k.fp0, k.fp1, k.doc::UINTEGER AS doc
 FROM read_parquet(:files, filename = true) AS k
 JOIN hashes_list AS f ON k.filename = f.hashes_path

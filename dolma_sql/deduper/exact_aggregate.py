@@ -31,7 +31,6 @@ def aggregate_partition(unit: StepUnit) -> Counters:
             connection.register("hashes_list", pa.table({"file": np.arange(len(jobs), dtype=np.int64), "hashes_path": tables}))
             connection.execute(render(fill(load_sql("dedupe_exact_keys"), files=files)))
             connection.execute(render(load_sql("dedupe_exact_duplicates")))
-            connection.execute("DROP TABLE keys")  # its memory serves what follows
             connection.execute(render(fill(load_sql("dedupe_exact_ids"), files=files)))
             if plan.partitions > 1:
                 remove_temps(unit.key)  # of a writer killed before it committed

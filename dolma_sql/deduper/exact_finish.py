@@ -48,19 +48,27 @@ def finish_group(unit: StepUnit) -> Counters:
             ids = fetch_ids(connection)
         finally:
             connection.close()
-    found = {name: duplicates.column(name).to_numpy() for name in DUPLICATE_COLUMNS}
+    found = {name: duplicates.column(name).to_numpy().astype(dtype) for name, dtype in DUPLICATE_COLUMNS.items()}
     del duplicates
     return finish_files(plan, jobs, files, found, ids, part=unit.key)
 
 
-DUPLICATE_COLUMNS = ("file", "ord", "doc", "first_file", "first_doc")
+DUPLICATE_COLUMNS = {"file": np.int32, "ord": np.int64, "doc": np.uint32, "first_file": np.int32, "first_doc": np.uint32}
 """A duplicate key: its file and row in the file's keys, its document, and the file and document of its
-key's first occurrence."""
+key's first occurrence; each held as the narrowest type its values fit (files number fewer than 2^23)."""
 
 
 def fetch_duplicates(connection) -> dict[str, np.ndarray]:
-    """The ``duplicates`` table of ``connection``, out of DuckDB (so that it can be closed)."""
-    return connection.sql(f"SELECT {', '.join(DUPLICATE_COLUMNS)} FROM duplicates").fetchnumpy()
+    """The ``duplicates`` table of ``connection``, out of DuckDB (so that it can be closed), streamed into
+    arrays of its size: DuckDB never holds a second copy of it as a query result."""
+    rows = connection.sql("SELECT count(*) FROM duplicates").fetchall()[0][0]
+    columns = {name: np.empty(rows, dtype) for name, dtype in DUPLICATE_COLUMNS.items()}
+    start = 0
+    for batch in connection.sql(f"SELECT {', '.join(DUPLICATE_COLUMNS)} FROM duplicates").to_arrow_reader(LINEAGE_ROW_GROUP):
+        for name, column in columns.items():
+            column[start : start + batch.num_rows] = batch.column(name).to_numpy()
+        start += batch.num_rows
+    return columns
 
 
 def fetch_ids(connection) -> pa.Table:
@@ -86,6 +94,7 @@ def finish_files(plan: ExactPlan, jobs: list[FileJob], files: range, duplicates:
         if released >= RELEASE_BYTES:  # a file's tables and text, freed, are not what the lineage allocates
             release_freed_memory()
             released = 0
+    del duplicates["ord"]  # the lineage needs only the documents
     release_freed_memory()
     paths = pa.array([job.path for job in jobs], pa.string())
     write_lineage(part or plan.lineage, _lineage_batches(duplicates, ids, order, paths), plan, final=part is None)

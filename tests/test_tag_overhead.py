@@ -3,7 +3,8 @@
 - ``cld2_english`` (the English CLD2 taggers' detector: flat scores, no list per text) against
   ``english_only(cld2_languages(text))``, CLD2's retry path included;
 - ``predict_units`` with flat predictions against the same predictions as lists;
-- ``encode_attribute_fields`` (one span a row needs no join) against each row's JSON built by msgspec;
+- ``encode_attribute_fields`` (one span a row needs no join) against each row's JSON built by msgspec,
+  and ``format_floats`` (Arrow's float text where it is msgspec's) against msgspec for any float;
 - gopher's ``required_word_count`` (words compared as strings only where their hash is a required
   word's) against ``str.split()`` and membership.
 """
@@ -17,7 +18,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dolma_sql.formats.attributes import Spans, encode_attribute_fields, round_scores
+from dolma_sql.formats.attributes import PLAIN_FLOATS, Spans, encode_attribute_fields, format_floats, round_scores
 from dolma_sql.tagger.batch import TagBatch
 from dolma_sql.udfs.gopher import REQUIRED_ENGLISH_WORDS, gopher_v1
 from dolma_sql.udfs.language import FlatPredictions, cld2_english, cld2_languages, each, english_only, predict_units
@@ -112,3 +113,17 @@ def test_required_word_count_counts_split_words(documents):
     spans = gopher_v1(batch)["required_word_count"]
     expected = [float(sum(word in REQUIRED_ENGLISH_WORDS for word in text.split())) for text in texts]
     assert spans.scores.tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True) | st.floats(-1e11, 1e11) | st.integers(-10**12, 10**12).map(float)
+                | st.floats(1e-6, 1e-3).map(lambda v: round(v, 5)) | st.sampled_from([*PLAIN_FLOATS, -0.0, 0.0]), max_size=40))
+def test_format_floats_writes_what_msgspec_writes(values):
+    assert format_floats(np.array(values, dtype=np.float64)).to_pylist() == [msgspec.json.encode(value).decode() for value in values]
+
+
+def test_format_floats_over_a_million_plain_values():
+    rng = np.random.default_rng(0)
+    values = 10.0 ** rng.uniform(-4, 10, 400_000)
+    values = np.concatenate([values, np.round(values, 5), np.round(values), -np.round(values, 3)])
+    assert format_floats(values).to_pylist() == [msgspec.json.encode(value).decode() for value in values.tolist()]

@@ -100,11 +100,29 @@ def round_scores(values: np.ndarray) -> np.ndarray:
     return rounded
 
 
+PLAIN_FLOATS = (1e-4, 1e10)
+"""Magnitudes for which Arrow's shortest float text is msgspec's, but for the ``.0`` of an integral value."""
+
+
 def format_floats(values: np.ndarray) -> pa.Array:
-    """JSON text of each float as msgspec (dolma's encoder) writes it, e.g. ``5.0``, ``0.00004``."""
+    """JSON text of each float as msgspec (dolma's encoder) writes it, e.g. ``5.0``, ``0.00004``.
+
+    Each distinct value is written once. Arrow writes the same shortest digits for zero and magnitudes
+    in :data:`PLAIN_FLOATS` (an integral value lacks msgspec's ``.0``); msgspec writes the others
+    (exponents, NaN, infinities) one by one.
+    """
     bits = np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
     unique, inverse = np.unique(bits, return_inverse=True)
-    texts = pa.array([msgspec.json.encode(float(v)).decode() for v in unique.view(np.float64)], pa.large_string())
+    distinct = unique.view(np.float64)
+    texts = pc.cast(pa.array(distinct), pa.large_string())
+    magnitude = np.abs(distinct)
+    plain = ((magnitude >= PLAIN_FLOATS[0]) & (magnitude < PLAIN_FLOATS[1])) | (distinct == 0)
+    integral = plain & (np.floor(distinct) == distinct)
+    if integral.any():
+        texts = pc.if_else(pa.array(integral), _concat(texts, ".0"), texts)
+    if not plain.all():
+        others = [msgspec.json.encode(float(v)).decode() for v in distinct[~plain]]
+        texts = pc.replace_with_mask(texts, pa.array(~plain), pa.array(others, pa.large_string()))
     return texts.take(pa.array(inverse.reshape(-1).astype(np.int64)))
 
 
@@ -113,8 +131,14 @@ def _lit(text: str) -> pa.Scalar:
 
 
 def _concat(*parts) -> pa.Array:
-    """Element-wise concatenation of string arrays and literals."""
-    return pc.binary_join_element_wise(*[_lit(p) if isinstance(p, str) else p for p in parts], _lit(""))
+    """Element-wise concatenation of string arrays and literals (adjacent literals joined first)."""
+    merged: list = []
+    for part in parts:
+        if isinstance(part, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += part
+        else:
+            merged.append(part)
+    return pc.binary_join_element_wise(*[_lit(p) if isinstance(p, str) else p for p in merged], _lit(""))
 
 
 def _int_text(values: np.ndarray) -> pa.Array:
@@ -135,20 +159,41 @@ def encode_attribute_fields(
     out of that row unless ``always`` (a tagger default; or, per row, a boolean array), which writes
     ``"key":[]``. ``score_text`` writes the scores (dedupe writes dolma's deduper's: ``1`` for a whole match).
     """
-    pieces = []
+    pieces: list = []  # JSON text arrays and literals, joined once per row at the end
+    offsets_text = _IntTexts()
     for key, spans, always in keyed:
         if not len(spans) and not np.any(always):
             continue
         counts = spans.per_row(n_rows)
-        items = _concat("[", _int_text(spans.starts), ",", _int_text(spans.ends), ",", score_text(spans.scores), "]")
-        piece = _concat("," + json.dumps(key) + ":[", _joined_per_row(items, counts), "]")
+        starts = "0" if not spans.starts.any() else offsets_text(spans.starts)
+        item = ["[", starts, ",", offsets_text(spans.ends), ",", score_text(spans.scores), "]"]
+        prefix = "," + json.dumps(key) + ":["
+        if len(spans) == n_rows and np.all(counts == 1):  # one span in every row (a document score): its parts join the rows'
+            pieces += [prefix, *item, "]"]
+            continue
+        piece = _concat(prefix, _joined_per_row(_concat(*item), counts), "]")
         written = (counts > 0) | always
         if not np.all(written):
             piece = pc.if_else(pa.array(written), piece, _lit(""))
         pieces.append(piece)
     if not pieces:
         return pa.array(["{}"] * n_rows, pa.large_string())
+    if isinstance(pieces[0], str):  # the first key is in every row: its comma is dropped here, not from each row
+        return _concat("{" + pieces[0][1:], *pieces[1:], "}")
     return _concat("{", pc.utf8_slice_codeunits(_concat(*pieces), 1), "}")
+
+
+class _IntTexts:
+    """Decimal text of integer arrays, each distinct array written once (the lengths of documents end many keys' spans)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[bytes, pa.Array] = {}
+
+    def __call__(self, values: np.ndarray) -> pa.Array:
+        key = values.tobytes()
+        if key not in self._texts:
+            self._texts[key] = _int_text(values)
+        return self._texts[key]
 
 
 def _joined_per_row(items: pa.Array, counts: np.ndarray) -> pa.Array:

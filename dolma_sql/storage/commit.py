@@ -4,10 +4,11 @@ A local output is written to a temp name beside it, unique to the writer (so two
 share one), and renamed when complete. An object store has no rename: the output is written to
 a local temp file (in the staging folder, dolma's ``work_dir.output``, when one is given) and
 uploaded to its final key only when complete, so a failed write leaves no partial object there.
-A failure of either removes the temp file. A stream to S3 with no staging folder is instead sent as
-a multipart upload while it is written (:mod:`.multipart`), completed only on commit. Every writer of an output goes through
-:func:`output` (a stream, compressed by extension), :func:`staged` (a local path, for libraries
-that write files themselves: Parquet, NumPy memmaps) or :func:`write_bytes`.
+A failure of either removes the temp file. A stream to S3 with no staging folder is instead sent
+as a multipart upload while it is written (:mod:`.multipart`), completed only on commit. Every
+writer of an output goes through :func:`output` (a stream, compressed by extension), :func:`staged`
+(a local path, for libraries that write files themselves: Parquet, NumPy memmaps) or
+:func:`write_bytes`.
 """
 
 from __future__ import annotations

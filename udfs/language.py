@@ -110,7 +110,7 @@ def cld2_english(texts: list[str]) -> FlatPredictions:
     CLD2 names English twice, ``0.0`` when it finds none or is not sure."""
     import pycld2
 
-    detect, error, english = pycld2.detect, pycld2.error, _ENGLISH_NAMES
+    detect, error = pycld2.detect, pycld2.error
     counts, scores = np.ones(len(texts), dtype=np.int64), []
     add = scores.append
     for index, text in enumerate(texts):
@@ -121,7 +121,7 @@ def cld2_english(texts: list[str]) -> FlatPredictions:
         found = 0
         if reliable:
             for name, _, percent, _ in details:
-                if english.get(name) or (name not in english and _is_english(name)):
+                if name[:2].lower() == "en":  # as cld2_languages reads the name
                     add(percent / 100.0)
                     found += 1
         if not found:
@@ -129,15 +129,6 @@ def cld2_english(texts: list[str]) -> FlatPredictions:
         elif found > 1:
             counts[index] = found
     return FlatPredictions(counts, np.full(len(scores), "en", dtype=object), np.array(scores, dtype=np.float64))
-
-
-_ENGLISH_NAMES: dict[str, bool] = {}
-"""CLD2 language name -> whether :func:`cld2_languages` reads it as ``en``, for the names seen so far."""
-
-
-def _is_english(name: str) -> bool:
-    _ENGLISH_NAMES[name] = english = name[:2].lower() == "en"
-    return english
 
 
 def predict_units(units: Segments, predict: Callable[[list[str]], Predictions | FlatPredictions]) -> dict[str, Spans]:

@@ -48,7 +48,7 @@ def finish_group(unit: StepUnit) -> Counters:
             ids = fetch_ids(connection)
         finally:
             connection.close()
-    found = {name: duplicates.column(name).to_numpy().astype(dtype) for name, dtype in DUPLICATE_COLUMNS.items()}
+    found = narrow_columns(duplicates.select(list(DUPLICATE_COLUMNS)).to_batches(), duplicates.num_rows)
     del duplicates
     return finish_files(plan, jobs, files, found, ids, part=unit.key)
 
@@ -62,9 +62,14 @@ def fetch_duplicates(connection) -> dict[str, np.ndarray]:
     """The ``duplicates`` table of ``connection``, out of DuckDB (so that it can be closed), streamed into
     arrays of its size: DuckDB never holds a second copy of it as a query result."""
     rows = connection.sql("SELECT count(*) FROM duplicates").fetchall()[0][0]
+    return narrow_columns(connection.sql(f"SELECT {', '.join(DUPLICATE_COLUMNS)} FROM duplicates").to_arrow_reader(LINEAGE_ROW_GROUP), rows)
+
+
+def narrow_columns(batches: Iterable[pa.RecordBatch], rows: int) -> dict[str, np.ndarray]:
+    """The :data:`DUPLICATE_COLUMNS` of ``rows`` duplicate keys, filled batch by batch into arrays of their types."""
     columns = {name: np.empty(rows, dtype) for name, dtype in DUPLICATE_COLUMNS.items()}
     start = 0
-    for batch in connection.sql(f"SELECT {', '.join(DUPLICATE_COLUMNS)} FROM duplicates").to_arrow_reader(LINEAGE_ROW_GROUP):
+    for batch in batches:
         for name, column in columns.items():
             column[start : start + batch.num_rows] = batch.column(name).to_numpy()
         start += batch.num_rows

@@ -180,4 +180,24 @@ def test_a_file_read_front_to_back_in_chunks_fetched_ahead_gives_its_bytes(prefi
                 pieces.append(bytes(buffer[:count]))
                 assert reader.tell() == sum(map(len, pieces))
         assert b"".join(pieces) == data, size
-    assert storage.open_input_if_exists(f"{prefix}/read-ahead/missing.bin", sequential=True) is None
+    present, missing = f"{prefix}/read-ahead/1.bin", f"{prefix}/read-ahead/missing.bin"
+    opened = storage.open_inputs_if_exist([missing, present], sequential=True)
+    assert opened[0] is None and opened[1].read() == b"\x00"
+    opened[1].close()
+
+
+def test_a_file_read_front_to_back_is_not_asked_its_size_unless_it_ends_at_a_chunks_edge(prefix, monkeypatch):
+    """A request per file saved: only a file whose size is a multiple of the chunk needs it (the store
+    refuses a range that starts at its end)."""
+    chunk = 1 << 16
+    monkeypatch.setattr(remote, "READ_AHEAD_BYTES", chunk)
+    asked = []
+    filesystem = remote.filesystem(prefix)[0]
+    size = filesystem.size
+    monkeypatch.setattr(filesystem, "size", lambda path: asked.append(path) or size(path))
+    for length in (chunk + 1, 2 * chunk):
+        url = f"{prefix}/read-ahead-sizes/{length}.bin"
+        storage.write_bytes(url, b"x" * length)
+        with storage.open_input(url, sequential=True) as reader:
+            assert reader.read() == b"x" * length
+    assert asked == [f"{prefix}/read-ahead-sizes/{2 * chunk}.bin".removeprefix("s3://")]

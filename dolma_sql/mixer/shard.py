@@ -157,12 +157,12 @@ def aligned_batches(path: str, task: ShardTask, *, count_progress: bool = False)
     """Document line batches with the line-aligned slices of every attribute file (``count_progress``:
     the documents' bytes count toward the run's progress)."""
     stream = task.plan.stream
+    attribute_paths = [layout.attribute_path(path, name, document_dir=stream.document_dir) for name in stream.attributes]
+    documents, *attribute_files = _open_together([path, *attribute_paths], task.input_staging)
     cursors: list[LineCursor | None] = []
-    for name in stream.attributes:
-        attribute_path = layout.attribute_path(path, name, document_dir=stream.document_dir)
-        cursor = LineCursor.opened(attribute_path, staging=task.input_staging)
-        if cursor is not None:
-            cursors.append(cursor)
+    for name, attribute_path, raw in zip(stream.attributes, attribute_paths, attribute_files):
+        if raw is not None:
+            cursors.append(LineCursor(attribute_path, staging=task.input_staging, opened=raw))
         elif task.allow_missing_attributes:
             cursors.append(None)
         else:
@@ -174,7 +174,8 @@ def aligned_batches(path: str, task: ShardTask, *, count_progress: bool = False)
             )
     lines_seen = 0
     for batch in iter_line_batches(
-        path, codec=stream.input_codec(), batch_bytes=DOCUMENT_BATCH_BYTES, count_progress=count_progress, staging=task.input_staging
+        path, codec=stream.input_codec(), batch_bytes=DOCUMENT_BATCH_BYTES, count_progress=count_progress, staging=task.input_staging,
+        opened=documents,
     ):
         lines_seen += len(batch)
         slices = []
@@ -199,6 +200,15 @@ def aligned_batches(path: str, task: ShardTask, *, count_progress: bool = False)
                 path=path,
                 hint="attribute files must have one line per document; re-run the tagger on this file",
             )
+
+
+def _open_together(paths: list[str], staging: str | None) -> list[BinaryIO | None]:
+    """A shard input's documents and attribute files opened at once, ``None`` for each that is missing
+    (a missing documents file is then opened again by the reader, which names it in its error)."""
+    try:
+        return storage.open_inputs_if_exist(paths, staging=staging, sequential=True)
+    except OSError as error:
+        raise InputError(f"cannot open: {error.strerror or error}", path=error.filename or paths[0]) from error
 
 
 class LineCursor:

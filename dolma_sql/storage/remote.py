@@ -167,19 +167,39 @@ class RemoteReader(io.RawIOBase):
 class ReadAhead(io.RawIOBase):
     """A remote file read front to back in chunks, the next one fetched by a background thread while
     the caller works on the current one: the reader never waits on the store if the store keeps up.
-    Holds two chunks at most."""
+    Holds two chunks at most.
+
+    No size is asked for (a request per file saved): a chunk shorter than asked for is the last one. The
+    first chunk is asked for at once, so that several files opened together wait for one round trip
+    (:meth:`wait_found`), not one each.
+    """
 
     def __init__(self, fs: Any, path: str, url: str) -> None:
         super().__init__()
         self.url = url
-        with errors(url, "read"):
-            self._size = int(fs.size(path))
-        self._fetch = lambda start: fs.cat_file(path, start=start, end=min(start + READ_AHEAD_BYTES, self._size))
+        self._fs, self._path = fs, path
         self._fetcher = ThreadPoolExecutor(1, thread_name_prefix="dolma-sql-read-ahead")
-        self._next: Future | None = self._fetcher.submit(self._fetch, 0) if self._size else None
+        self._next: Future | None = self._fetcher.submit(self._fetch, 0)
         self._chunk = memoryview(b"")
         self._at = 0  # in the chunk
         self._position = 0  # in the file
+
+    def _fetch(self, start: int) -> bytes:
+        try:
+            return self._fs.cat_file(self._path, start=start, end=start + READ_AHEAD_BYTES)
+        except FileNotFoundError:
+            raise
+        except OSError:
+            # object stores refuse a range that starts at the end of the file (HTTP 416): the file's
+            # size is asked only then, for a file whose size is a multiple of the chunk
+            if self._fs.size(self._path) == start:
+                return b""
+            raise
+
+    def wait_found(self) -> None:
+        """Wait for the first chunk; a ``FileNotFoundError`` if there is no such file."""
+        with errors(self.url, "read"):
+            self._next.result()
 
     def readable(self) -> bool:
         return True
@@ -190,8 +210,10 @@ class ReadAhead(io.RawIOBase):
                 return 0
             with errors(self.url, "read"):
                 self._chunk, self._at = memoryview(self._next.result()), 0
-            end = self._position + len(self._chunk)
-            self._next = self._fetcher.submit(self._fetch, end) if end < self._size else None
+            whole = len(self._chunk) == READ_AHEAD_BYTES
+            self._next = self._fetcher.submit(self._fetch, self._position + len(self._chunk)) if whole else None
+            if not self._chunk:
+                return 0
         count = min(len(buffer), len(self._chunk) - self._at)
         memoryview(buffer).cast("B")[:count] = self._chunk[self._at : self._at + count]
         self._at += count
@@ -209,10 +231,11 @@ class ReadAhead(io.RawIOBase):
         super().close()
 
 
-def open_remote(url: str, *, staging: str | None = None, sequential: bool = False) -> BinaryIO:
+def open_remote(url: str, *, staging: str | None = None, sequential: bool = False, wait: bool = True) -> BinaryIO:
     """A reader of the raw bytes of a remote ``url``: streamed (``sequential``: read front to back, each
-    next chunk fetched ahead), or with ``staging`` (dolma's ``work_dir.input``) downloaded whole into
-    that local folder first and read from there.
+    next chunk fetched ahead; ``wait=False``: a :class:`ReadAhead` whose first chunk is still on its way,
+    so that a missing file is found by its :meth:`~ReadAhead.wait_found` or first read), or with
+    ``staging`` (dolma's ``work_dir.input``) downloaded whole into that local folder first and read from there.
 
     The staged copy is unlinked as soon as it is open, so it is gone once the reader is closed, even
     when the process is killed while reading.
@@ -220,7 +243,14 @@ def open_remote(url: str, *, staging: str | None = None, sequential: bool = Fals
     fs, path = filesystem(url)
     if staging is None:
         if sequential:
-            return ReadAhead(fs, path, url)
+            reader = ReadAhead(fs, path, url)
+            if wait:
+                try:
+                    reader.wait_found()
+                except BaseException:
+                    reader.close()
+                    raise
+            return reader
         with errors(url, "read"):
             return RemoteReader(fs.open(path, "rb", block_size=READ_BLOCK_BYTES), url)
     os.makedirs(staging, exist_ok=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import glob as _glob
 import os
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
 from dolma_sql.errors import ConfigError
@@ -190,16 +190,41 @@ def open_input(url: str, *, staging: str | None = None, sequential: bool = False
     return remote.open_remote(url, staging=staging, sequential=sequential)
 
 
-def open_input_if_exists(url: str, *, staging: str | None = None, sequential: bool = False) -> BinaryIO | None:
-    """:func:`open_input`, or ``None`` when there is no such file: one request to a store where asking
-    :func:`exists` first takes two. Asked again, as :func:`exists` is."""
-    if not is_local(url):
+def open_inputs_if_exist(urls: Sequence[str], *, staging: str | None = None, sequential: bool = False) -> list[BinaryIO | None]:
+    """:func:`open_input` of each of ``urls``, ``None`` for each that does not exist (asked fresh, as
+    :func:`exists` is). Remote files read front to back are all asked for before any answer is awaited:
+    one round trip for them all, and none spent on asking first whether each exists."""
+    readers: list[BinaryIO | None] = []
+    try:
+        for url in urls:
+            readers.append(_open_unwaited(url, staging=staging, sequential=sequential))
+        return [_found(reader) for reader in readers]
+    except BaseException:
+        for reader in readers:
+            if reader is not None:
+                reader.close()
+        raise
+
+
+def _open_unwaited(url: str, *, staging: str | None, sequential: bool) -> BinaryIO | None:
+    try:
+        if is_local(url):
+            return open(_local(url), "rb")
         fs, path = filesystem(url)
         fs.invalidate_cache(path)
-    try:
-        return open_input(url, staging=staging, sequential=sequential)
+        return remote.open_remote(url, staging=staging, sequential=sequential, wait=False)
     except FileNotFoundError:
         return None
+
+
+def _found(reader: BinaryIO | None) -> BinaryIO | None:
+    if isinstance(reader, remote.ReadAhead):
+        try:
+            reader.wait_found()
+        except FileNotFoundError:
+            reader.close()
+            return None
+    return reader
 
 
 def read_bytes(url: str) -> bytes:

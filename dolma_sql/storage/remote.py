@@ -189,9 +189,9 @@ class ReadAhead(io.RawIOBase):
             return self._fs.cat_file(self._path, start=start, end=start + READ_AHEAD_BYTES)
         except FileNotFoundError:
             raise
-        except OSError:
-            # object stores refuse a range that starts at the end of the file (HTTP 416): the file's
-            # size is asked only then, for a file whose size is a multiple of the chunk
+        except Exception:
+            # object stores refuse a range that starts at the end of the file (HTTP 416, an error of each
+            # store's own kind): the size is asked only then, of a file whose size is a multiple of the chunk
             if self._fs.size(self._path) == start:
                 return b""
             raise

@@ -68,6 +68,38 @@ def test_read_only_checks_never_insert() -> None:
     assert np.array_equal(words, bloom_filter.words)
 
 
+@pytest.mark.parametrize(
+    ("num_hashes", "num_bits", "expected"),
+    [
+        (16, 1 << 22, "46071adf616bb2162f50388e1a8d81b68cc4b4aaf869a760fd8ba000a7c3adfa"),
+        (7, 1 << 20, "bcd8af4db08a8116567f761d64a30920124f017970fc953413e458d06de2a9ec"),
+        (21, 1 << 21, "c0419c88227e12f408d60a22b5061c69c9a9a53a77a6559c3462066e11b4fd65"),
+    ],
+)
+def test_bits_and_flags_are_those_of_the_format(num_hashes: int, num_bits: int, expected: str) -> None:
+    """The bits a batch sets and the flags it gets are part of the file format: these digests were taken from
+    the first implementation (several chunks, keys repeated inside and across chunks, every way the ``k`` bits
+    spread over a block's words), so a faster probe or insertion cannot change a saved filter or a verdict."""
+    import hashlib
+
+    keys = np.random.default_rng(7).integers(0, 2**64 - 1, 300_000, dtype=np.uint64, endpoint=True)
+    keys = np.concatenate([keys, keys[::3], keys[:5]])
+    bloom_filter = BloomFilter.create(bloom.Size(num_bits, num_hashes), hash_scheme="t", canary=[])
+    flags = bloom_filter.check_and_insert(keys, insert=True)
+    probed = bloom_filter.check_and_insert(keys[:1000] + np.uint64(1), insert=False)
+    digest = hashlib.sha256(bloom_filter.words.tobytes() + np.packbits(flags).tobytes() + np.packbits(probed).tobytes()).hexdigest()
+    assert digest == expected
+    assert bloom_filter.inserted == len(keys) - int(flags.sum())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=40), max_size=400))
+def test_first_occurrences_marks_each_key_once_at_its_first_position(values: list[int]) -> None:
+    seen: set[int] = set()
+    expected = [value not in seen and not seen.add(value) for value in values]
+    assert bloom.first_occurrences(np.array(values, dtype=np.uint64)).tolist() == expected
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=2**64 - 1), min_size=1, max_size=3000), st.integers(1, 5))
 def test_no_false_negatives_ever(values: list[int], batches: int) -> None:

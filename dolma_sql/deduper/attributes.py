@@ -34,7 +34,8 @@ def unit_scores(units: pa.Table, keys: pa.Table, duplicate: np.ndarray, settings
 
 def _whole_match(scores: np.ndarray) -> pa.Array:
     """dolma's deduper writes a whole-key match's score as the integer ``1``."""
-    return pa.array(np.full(len(scores), "1", dtype=object), pa.large_string())
+    offsets = np.arange(len(scores) + 1, dtype=np.int64)
+    return pa.LargeStringArray.from_buffers(len(scores), pa.py_buffer(offsets), pa.py_buffer(b"1" * len(scores)))
 
 
 def _overlap(scores: np.ndarray) -> pa.Array:

@@ -272,11 +272,15 @@ class BloomFilter:
         (round-robin), and ``f_w`` is the ``w``-th 16-bit field of ``fmix64(h)`` then ``fmix64(fmix64(h) ^ φ)``.
         """
         block = (keys % np.uint64(len(self.words) // BLOCK_WORDS)).astype(np.intp)
-        first = fmix64(keys)
-        second = fmix64(first ^ np.uint64(0x9E3779B97F4A7C15))
-        fields = np.stack([first, second], axis=1).astype("<u8").view("<u2").reshape(len(keys), BLOCK_WORDS)
-        bits = [self.num_hashes // BLOCK_WORDS + (lane < self.num_hashes % BLOCK_WORDS) for lane in range(BLOCK_WORDS)]
-        return block, pattern_table()[np.array(bits)[None, :], fields]
+        mixed = np.empty((len(keys), 2), dtype="<u8")
+        mixed[:, 0] = fmix64(keys)
+        mixed[:, 1] = fmix64(mixed[:, 0] ^ np.uint64(0x9E3779B97F4A7C15))
+        fields = mixed.view("<u2")  # (n, 8): the 16-bit fields, low first
+        bits = np.array([self.num_hashes // BLOCK_WORDS + (lane < self.num_hashes % BLOCK_WORDS) for lane in range(BLOCK_WORDS)])
+        table = pattern_table()
+        if np.all(bits == bits[0]):  # every word gets as many bits (k a multiple of 8): one row of the table
+            return block, table[bits[0]].take(fields)
+        return block, table.ravel().take(fields + (bits * table.shape[1])[None, :])
 
     def check_and_insert(self, keys: np.ndarray, *, insert: bool, distinct: bool = False) -> np.ndarray:
         """Duplicate flags for ``keys`` (uint64 fingerprints) as if checked and inserted one by one.
@@ -291,15 +295,16 @@ class BloomFilter:
         for begin in range(0, len(keys), CHUNK):
             chunk = keys[begin : begin + CHUNK]
             block, masks = self._blocks_and_masks(chunk)
-            flags = ((rows[block] & masks) == masks).all(axis=1)
+            found = rows.take(block, axis=0)
+            np.bitwise_and(found, masks, out=found)
+            flags = (found == masks).all(axis=1)
             if insert and not distinct:
                 flags |= ~first_occurrences(chunk)
             duplicate[begin : begin + len(chunk)] = flags
             if insert and not flags.all():
-                new = ~flags
-                words = (block[new, None] * BLOCK_WORDS + np.arange(BLOCK_WORDS)).ravel()
-                np.bitwise_or.at(self.words, words, masks[new].ravel())
-                self.inserted += int(new.sum())
+                new = np.flatnonzero(~flags)
+                np.bitwise_or.at(rows, block[new], masks[new])  # a block may take several keys of the chunk
+                self.inserted += len(new)
         return duplicate
 
     # ------------------------------------------------------------------ statistics
@@ -311,14 +316,15 @@ class BloomFilter:
 
 
 def first_occurrences(keys: np.ndarray) -> np.ndarray:
-    """``True`` where a key appears for the first time in ``keys`` (stable, vectorized)."""
-    order = np.argsort(keys, kind="stable")
+    """``True`` where a key appears for the first time in ``keys`` (vectorized): a run of equal keys in sorted
+    order, whatever order the sort left them in, has its first occurrence at its smallest position."""
+    first = np.zeros(len(keys), dtype=bool)
+    if not len(keys):
+        return first
+    order = np.argsort(keys)
     ordered = keys[order]
-    first_sorted = np.empty(len(keys), dtype=bool)
-    first_sorted[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=first_sorted[1:])
-    first = np.empty(len(keys), dtype=bool)
-    first[order] = first_sorted
+    runs = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    first[np.minimum.reduceat(order, runs)] = True
     return first
 
 

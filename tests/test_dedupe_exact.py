@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import SHARED
-from dedupe_helpers import read_attributes, run
+from dedupe_helpers import flags, read_attributes, run, write_corpus
 from dolma_sql.text import WORD_PATTERN
 
 
@@ -126,6 +126,22 @@ def test_exact_lineage_written_in_row_groups_with_the_smallest_memory_budget(cor
     assert [tuple(row) for row in duckdb.sql(f"SELECT * FROM '{table}'").fetchall()] == expected, "checking order, without sorting"
     groups = pq.ParquetFile(table).metadata
     assert [groups.row_group(i).num_rows for i in range(groups.num_row_groups)] == [7] * (len(expected) // 7) + [len(expected) % 7] * (len(expected) % 7 > 0)
+
+
+@pytest.mark.parametrize("partitions", [1, 2])
+@pytest.mark.parametrize("other_ids", [["b", "c"], ['q"uote', "back\\slash"], [7, 2.5]], ids=["plain", "escaped", "numbers"])
+def test_exact_lineage_shows_ids_as_the_documents_have_them(tmp_path: Path, other_ids: list, partitions: int) -> None:
+    """A string id unquoted and unescaped (whether or not every id of a file is a plain string), a number as
+    its text, a missing id as null, with one hash partition or several."""
+    first = [{"id": "a", "text": "x", "metadata": {"url": "u1"}}, {"id": "ünï", "text": "x", "metadata": {"url": "u2"}},
+             {"text": "x", "metadata": {"url": "u3"}}, {"id": "", "text": "x", "metadata": {"url": "u4"}}]
+    second = [{"id": other_ids[0], "text": "x", "metadata": {"url": "u2"}}, {"id": other_ids[1], "text": "x", "metadata": {"url": "u1"}},
+              {"id": "d", "text": "x", "metadata": {"url": "u3"}}, {"id": "e", "text": "x", "metadata": {"url": "u4"}}]
+    write_corpus(tmp_path, {"a": first, "b": second})
+    run([*flags(tmp_path, "--dedupe.mode", "exact", "--dedupe.exact_partitions", str(partitions), paragraphs=False, bloom=None), "--processes", "1"])
+    lineage = pq.read_table(tmp_path / "attributes" / "dd" / "lineage.parquet").select(["duplicate_id", "kept_id"]).to_pylist()
+    shown = [str(i) if not isinstance(i, str) else i for i in other_ids]
+    assert [(row["duplicate_id"], row["kept_id"]) for row in lineage] == [(shown[0], "ünï"), (shown[1], "a"), ("d", None), ("e", "")]
 
 
 def test_exact_paragraph_dedupe(corpus: Path) -> None:

@@ -45,9 +45,9 @@ def _overlap(scores: np.ndarray) -> pa.Array:
 
 def write_attributes(job: FileJob, prefix: str, duplicate: np.ndarray, settings: Settings, writing: Writing) -> Stats:
     """Write ``job``'s attribute file from its intermediate tables and the duplicate flag of each key."""
-    documents = read_table(prefix, "docs", parquet=settings.exact)
-    units = read_table(prefix, "units", parquet=settings.exact)
-    keys = read_table(prefix, "keys", parquet=settings.exact, columns=["unit", "whole"])
+    documents = read_table(prefix, "docs")
+    units = read_table(prefix, "units")
+    keys = read_table(prefix, "keys", columns=["unit", "whole"])
     reported, score = unit_scores(units, keys, duplicate, settings)
     index = np.flatnonzero(reported)
     doc = units.column("doc").to_numpy()[index]

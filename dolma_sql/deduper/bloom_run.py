@@ -122,7 +122,7 @@ class Resolver:
         )
 
     def resolve(self, unit: ExtractUnit, job: FileJob) -> None:
-        keys = read_table(unit.prefix, "keys", parquet=False, columns=["fp0", "repeat"])
+        keys = read_table(unit.prefix, "keys", columns=["fp0", "repeat"])
         fingerprint = keys.column("fp0").to_numpy()
         if self.read_only:  # nothing is inserted, so a key repeated inside the input is not a duplicate
             duplicate = self.bloom.check_and_insert(fingerprint, insert=False)

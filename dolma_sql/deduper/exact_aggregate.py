@@ -24,7 +24,7 @@ def aggregate_partition(unit: StepUnit) -> Counters:
     plan = unit.plan
     jobs = read_files(plan)
     with scratch_folder(plan) as scratch:
-        tables = [local_copy(table_path(prefix_of(plan, job), hashes_name(unit.index), parquet=True), scratch) for job in jobs]
+        tables = [local_copy(table_path(prefix_of(plan, job), hashes_name(unit.index)), scratch) for job in jobs]
         connection = duckdb_connection(plan, scratch, memory_mb=plan.memory_mb)
         try:
             files = exp.Array(expressions=[exp.Literal.string(path) for path in tables])

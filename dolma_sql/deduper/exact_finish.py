@@ -39,7 +39,8 @@ def finish_group(unit: StepUnit) -> Counters:
     plan = unit.plan
     jobs = read_files(plan)
     files = plan.group_files(unit.index)
-    duplicates = pa.concat_tables([file_rows(plan.duplicates_url(partition), files) for partition in range(plan.partitions)])
+    parts = [file_rows(plan.duplicates_url(partition), files) for partition in range(plan.partitions)]
+    duplicates = pa.concat_tables(parts, promote_options="default")  # a partition whose ids are all present has them "not null"
     with scratch_folder(plan) as scratch:
         connection = duckdb_connection(plan, scratch, memory_mb=plan.memory_mb)
         try:

@@ -36,7 +36,7 @@ class ExtractUnit:
 
 def extract_unit(job: FileJob, work: str, settings: Settings, codec: str | None, partitions: int = 1) -> ExtractUnit:
     prefix = table_prefix(work, job.path, job.size)
-    return ExtractUnit(table_path(prefix, "keys", parquet=settings.exact), job.size, job.path, prefix, settings, codec, partitions)
+    return ExtractUnit(table_path(prefix, "keys"), job.size, job.path, prefix, settings, codec, partitions)
 
 
 def extract_files(
@@ -83,7 +83,7 @@ class _InOrder:
             ready = self.units[self.next]
             self.on_file(ready, self.jobs[self.next])
             self.ledger.forget([ready.key])  # before the tables go: a rerun extracts the file again if it needs it
-            remove_tables(ready.prefix, parquet=ready.settings.exact)
+            remove_tables(ready.prefix)
             self.next += 1
 
 
@@ -145,7 +145,7 @@ class _Accumulator:
         if lanes == 1:  # keys repeated inside the file are found here, so the parent probes each distinct key once
             keys |= {"fp0": fingerprint[:, 0], "repeat": ~first_occurrences(fingerprint[:, 0])}
         for name, table in (("docs", documents), ("units", units), ("keys", pa.table(keys))):
-            write_table(table, prefix, name, parquet=lanes == 2)
+            write_table(table, prefix, name)
         if lanes == 2:
             doc = units.column("doc").to_numpy()[keys["unit"]]
             _write_hashes(prefix, fingerprint, doc, _id_values(documents.column("id"), hasher), partitions)
@@ -153,7 +153,14 @@ class _Accumulator:
 
 
 def _id_values(ids: pa.ChunkedArray, hasher: Fingerprinter) -> pa.Array:
-    """The documents' ids as the lineage table shows them: a string id unquoted, a number as text, ``null`` as null."""
+    """The documents' ids as the lineage table shows them: a string id unquoted, a number as text, ``null`` as null.
+    Ids that are all plain JSON strings (quoted, nothing escaped: the common case) just lose their quotes."""
+    import pyarrow.compute as pc
+
+    ids = ids.combine_chunks()
+    present = ids.drop_null()
+    if pc.all(pc.starts_with(present, '"')).as_py() is not False and not pc.any(pc.match_substring(present, "\\")).as_py():
+        return pc.utf8_slice_codeunits(ids, 1, -1).cast(pa.string())
     hasher.connection.register("ids", pa.table({"id": ids}))
     try:
         return hasher.connection.sql("SELECT (id::JSON) ->> '$' AS id FROM ids").to_arrow_table().column("id").combine_chunks()
@@ -176,7 +183,14 @@ def _write_hashes(prefix: str, fingerprint: np.ndarray, doc: np.ndarray, ids: pa
         np.not_equal(documents[1:], documents[:-1], out=first[1:])
         table = {
             "ord": rows.astype(np.int64), "fp0": fingerprint[rows, 0], "fp1": fingerprint[rows, 1], "doc": documents,
-            # a dictionary of the table's documents' ids, each once
-            "id": pa.DictionaryArray.from_arrays(pa.array(np.cumsum(first, dtype=np.int32) - 1), ids.take(pa.array(documents[first]))),
+            "id": _id_dictionary(ids.take(pa.array(documents[first])), np.cumsum(first, dtype=np.int32) - 1),
         }  # fmt: skip
-        write_table(pa.table(table), prefix, hashes_name(index), parquet=True)
+        write_table(pa.table(table), prefix, hashes_name(index))
+
+
+def _id_dictionary(values: pa.Array, codes: np.ndarray) -> pa.DictionaryArray:
+    """The table's documents' ids, each once, with each key's code: a missing id is a null code, as Parquet
+    stores no null inside a dictionary."""
+    missing = values.is_null().to_numpy(zero_copy_only=False)
+    mask = missing[codes] if missing.any() else None
+    return pa.DictionaryArray.from_arrays(pa.array(codes, mask=mask), values.fill_null(""))

@@ -1,8 +1,8 @@
 """The intermediate tables of one input file, in the run's work folder (any URL): its documents, units and
 keys, and in exact mode its key fingerprints split by hash partition (``hashes-<p>``).
 
-Bloom mode writes uncompressed Arrow IPC (the parent maps a local one back, the cheapest round trip); exact
-mode writes Parquet, which DuckDB scans. A file's tables are named by its path and size, not by its position,
+The fingerprint tables are Parquet, which DuckDB scans; the others are uncompressed Arrow IPC (a local one is
+mapped back, the cheapest round trip). A file's tables are named by its path and size, not by its position,
 so a rerun with other files still finds the ones it has.
 """
 
@@ -23,8 +23,8 @@ def table_prefix(work: str, path: str, size: int) -> str:
     return urls.join(work, xxhash.xxh64_hexdigest(f"{path}\0{size}".encode()))
 
 
-def table_path(prefix: str, name: str, *, parquet: bool) -> str:
-    return f"{prefix}.{name}.{'parquet' if parquet else 'arrow'}"
+def table_path(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}.{'parquet' if _is_parquet(name) else 'arrow'}"
 
 
 def hashes_name(partition: int) -> str:
@@ -32,9 +32,13 @@ def hashes_name(partition: int) -> str:
     return f"hashes-{partition}"
 
 
-def write_table(table: pa.Table, prefix: str, name: str, *, parquet: bool) -> None:
-    with storage.staged(table_path(prefix, name, parquet=parquet)) as temp:
-        if parquet:
+def _is_parquet(name: str) -> bool:
+    return name.startswith("hashes-")
+
+
+def write_table(table: pa.Table, prefix: str, name: str) -> None:
+    with storage.staged(table_path(prefix, name)) as temp:
+        if _is_parquet(name):
             import pyarrow.parquet as pq
 
             dictionaries = [field.name for field in table.schema if pa.types.is_dictionary(field.type)]  # no other column repeats much
@@ -45,34 +49,20 @@ def write_table(table: pa.Table, prefix: str, name: str, *, parquet: bool) -> No
             feather.write_feather(table, temp, compression="uncompressed")
 
 
-def read_table(prefix: str, name: str, *, parquet: bool, columns: list[str] | None = None) -> pa.Table:
-    """A table, mapped from a local file (Arrow IPC) or read whole (Parquet, and any remote table)."""
-    path = table_path(prefix, name, parquet=parquet)
-    local = urls.local_path(path)
-    if parquet:
-        import pyarrow.parquet as pq
-
-        if local is not None:
-            return pq.read_table(local, columns=columns)
-        with urls.open_input(path) as handle:
-            return pq.read_table(handle, columns=columns)
+def read_table(prefix: str, name: str, *, columns: list[str] | None = None) -> pa.Table:
+    """An Arrow IPC table, mapped from a local file or read whole from a remote one."""
     import pyarrow.feather as feather
 
+    path = table_path(prefix, name)
+    local = urls.local_path(path)
     if local is not None:
         return feather.read_table(local, columns=columns, memory_map=True)
     return feather.read_table(pa.BufferReader(urls.read_bytes(path)), columns=columns)
 
 
 def count_rows(prefix: str, name: str) -> int:
-    """Rows of a Parquet table, from its footer."""
-    import pyarrow.parquet as pq
-
-    path = table_path(prefix, name, parquet=True)
-    local = urls.local_path(path)
-    if local is not None:
-        return pq.read_metadata(local).num_rows
-    with urls.open_input(path) as handle:
-        return pq.read_metadata(handle).num_rows
+    """Rows of an Arrow IPC table (mapped, not read, when it is local)."""
+    return read_table(prefix, name, columns=[]).num_rows
 
 
 def local_copy(url: str, folder: str) -> str:
@@ -87,6 +77,6 @@ def local_copy(url: str, folder: str) -> str:
     return target
 
 
-def remove_tables(prefix: str, *, parquet: bool) -> None:
+def remove_tables(prefix: str) -> None:
     for name in TABLES:
-        urls.remove(table_path(prefix, name, parquet=parquet))
+        urls.remove(table_path(prefix, name))

@@ -87,7 +87,7 @@ def dedupe_partition(unit: PartitionUnit) -> Counters:
                 extracted = extract_unit(jobs[index], scratch, settings, codec)
                 extract_file(extracted)
                 resolver.resolve(extracted, jobs[index])
-                remove_tables(extracted.prefix, parquet=False)
+                remove_tables(extracted.prefix)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     report = resolver.report()

@@ -13,7 +13,8 @@ multi-output expression that fails drops all of its outputs.
 Modules, from the text inwards: ``lexer`` and ``parser`` build the tree of ``syntax``; ``values``
 are what compiled expressions are, ``facts`` what guards prove about them; ``context`` holds one
 translation's state and conversions, which ``translate`` (a handler per node type), ``builtins``
-(a handler per builtin) and ``operators`` use.
+(a handler per builtin) and ``operators`` use; ``scores`` compiles dolma's guarded score test
+(``if type == "array" and … then .[0][2] < 0.8 else false end``) as JSONPath's rule.
 """
 
 from dolma_sql.compile.jq.translate import JqCompiler

@@ -41,7 +41,7 @@ def implied(node: Node, dot: Ref) -> Facts:
         return {dot.path: frozenset(tested_types(node))}
     if isinstance(node, Binary) and node.op == "!=":
         node = node.left if _is_null_literal(node.right) else node.right if _is_null_literal(node.left) else None
-    steps = None if node is None else _static_path(node)
+    steps = None if node is None else static_path(node)
     if not steps:
         return {}
     # a non-null value at the end of the path: every step before it indexed an array or object
@@ -51,12 +51,12 @@ def implied(node: Node, dot: Ref) -> Facts:
     return facts
 
 
-def _static_path(node: Node) -> tuple[str | int, ...] | None:
+def static_path(node: Node) -> tuple[str | int, ...] | None:
     """The steps of ``.a[0].b``-like paths (from the input), None for anything else."""
     if isinstance(node, Identity):
         return ()
     if isinstance(node, Index):
-        prefix = _static_path(node.target)
+        prefix = static_path(node.target)
         return None if prefix is None else prefix + (node.key,)
     return None
 

@@ -13,6 +13,7 @@ from dolma_sql.compile.jq.context import Context
 from dolma_sql.compile.jq.facts import implied, tested_types
 from dolma_sql.compile.jq.operators import binary
 from dolma_sql.compile.jq.parser import parse
+from dolma_sql.compile.jq.scores import guarded_score
 from dolma_sql.compile.jq.syntax import Binary, Call, Collect, Identity, If, Index, Iterate, Literal, Negate, Try
 from dolma_sql.compile.jq.values import (
     Bool, Many, Num, Opt, Ref, Result, Single, Text, Val, dolma_truthy, guard, json_truthy, never_null,
@@ -67,8 +68,13 @@ def _collect(context: Context, node: Collect, dot: Ref) -> Val:
 
 
 def _if(context: Context, node: If, dot: Ref) -> Result:
-    """``if c1 then a elif c2 then b else d end`` as nested choices; a multi-output condition
-    runs the chosen branch once per output, as jq does."""
+    """``if c1 then a elif c2 then b else d end``; dolma's guarded score test as JSONPath's plan (``scores``)."""
+    score_test = guarded_score(context, node, dot)
+    return score_test if score_test is not None else _choices(context, node, dot)
+
+
+def _choices(context: Context, node: If, dot: Ref) -> Result:
+    """``if`` as nested choices; a multi-output condition runs the chosen branch once per output, as jq does."""
     result = context.compile(node.otherwise, dot) if node.otherwise is not None else dot
     for condition_node, value_node in reversed(node.branches):
         value = context.under(implied(condition_node, dot), lambda v=value_node: context.compile(v, dot))

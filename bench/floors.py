@@ -177,7 +177,7 @@ def _cld2_calls(batch, clock: Clock) -> None:
 
     from dolma_sql.udfs.language import paragraph_texts
 
-    texts = list(dict.fromkeys(paragraph_texts(batch).text.to_list()))  # the distinct texts dolma-sql detects
+    texts = list(dict.fromkeys(paragraph_texts(batch).text.to_pylist()))  # the distinct texts dolma-sql detects
     with clock:
         for text in texts:
             try:

@@ -5,11 +5,15 @@
 - ``predict_units`` with flat predictions against the same predictions as lists;
 - ``encode_attribute_fields`` (one span a row needs no join) against each row's JSON built by msgspec,
   and ``format_floats`` (Arrow's float text where it is msgspec's) against msgspec for any float;
+- ``paragraph_texts`` (the detectors' paragraphs cut from the text bytes after every newline) against
+  dolma's paragraph regex over each text, blank paragraphs dropped;
 - gopher's ``required_word_count`` (words compared as strings only where their hash is a required
   word's) against ``str.split()`` and membership.
 """
 
 from __future__ import annotations
+
+import re
 
 import msgspec
 import numpy as np
@@ -21,7 +25,7 @@ from hypothesis import strategies as st
 from dolma_sql.formats.attributes import PLAIN_FLOATS, Spans, encode_attribute_fields, format_floats, round_scores
 from dolma_sql.tagger.batch import TagBatch
 from dolma_sql.udfs.gopher import REQUIRED_ENGLISH_WORDS, gopher_v1
-from dolma_sql.udfs.language import FlatPredictions, cld2_english, cld2_languages, each, english_only, predict_units
+from dolma_sql.udfs.language import FlatPredictions, cld2_english, cld2_languages, each, english_only, paragraph_texts, predict_units
 from dolma_sql.udfs.text import Segments
 
 TEXTS = [
@@ -127,3 +131,26 @@ def test_format_floats_over_a_million_plain_values():
     values = 10.0 ** rng.uniform(-4, 10, 400_000)
     values = np.concatenate([values, np.round(values, 5), np.round(values), -np.round(values, 3)])
     assert format_floats(values).to_pylist() == [msgspec.json.encode(value).decode() for value in values.tolist()]
+
+
+PARAGRAPH = re.compile(r"[^\n]*\n|[^\n]+$")
+"""dolma's ``split_paragraphs``: each paragraph with its newline, the text after the last newline if any."""
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(["\n", " ", "\t", "\x1c", "\u2028", "\xa0", "\u3000", "a", "bc", "\u00e9", "\u65e5", "\U0001f600", "\x85"]), max_size=14).map("".join), max_size=8),
+    st.integers(0, 3),
+    st.integers(0, 8),
+)
+def test_paragraph_texts_are_dolmas_paragraphs_with_their_newline(texts, first, count):
+    batch = TagBatch(pa.table({"text": pa.array(texts, pa.string())}).slice(first, count))  # a slice: offsets not from zero
+    expected = [
+        (row, match.start(), match.end(), match.group())
+        for row, text in enumerate(texts[first : first + count])
+        for match in PARAGRAPH.finditer(text)
+        if not match.group().isspace()
+    ]
+    units = paragraph_texts(batch)
+    got = list(zip(units.rows.tolist(), units.starts.tolist(), units.ends.tolist(), units.text.to_pylist()))
+    assert got == expected

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from dolma_sql.errors import ConfigError
 from dolma_sql.tagging import Spans, TagBatch, tagger
-from dolma_sql.udfs.text import Segments, documents, paragraphs
+from dolma_sql.udfs.text import Segments, documents, exclusive_cumsum_per_row
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]+")  # \p{Cc} and \p{Cs}, which CLD2 rejects
 
@@ -100,6 +100,16 @@ class FlatPredictions:
         return cls(counts, languages, scores)
 
 
+@dataclass(frozen=True)
+class TextUnits:
+    """The texts a detector scores (here paragraphs): row, ``[start, end)`` in code points, and the texts as Arrow strings."""
+
+    rows: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    text: pa.LargeStringArray
+
+
 def each(predict: Callable[[str], list[tuple[str, float]]]) -> Callable[[list[str]], Predictions]:
     """A detector called once per text, as the batch detector :func:`predict_units` takes."""
     return lambda texts: [predict(text) for text in texts]
@@ -131,14 +141,15 @@ def cld2_english(texts: list[str]) -> FlatPredictions:
     return FlatPredictions(counts, np.full(len(scores), "en", dtype=object), np.array(scores, dtype=np.float64))
 
 
-def predict_units(units: Segments, predict: Callable[[list[str]], Predictions | FlatPredictions]) -> dict[str, Spans]:
+def predict_units(units: Segments | TextUnits, predict: Callable[[list[str]], Predictions | FlatPredictions]) -> dict[str, Spans]:
     """Spans per language over ``units`` (documents or paragraphs), in the order the languages first appear.
 
     ``predict`` gets the distinct texts in order of first appearance (repeated boilerplate
     paragraphs are detected once per batch; Arrow finds them) and returns ``[(language, score), …]``
     for each, or the same as :class:`FlatPredictions`; the spans are laid out with numpy.
     """
-    encoded = pc.dictionary_encode(units.text.to_arrow().cast(pa.large_string()))
+    texts = units.text.to_arrow() if isinstance(units.text, pl.Series) else units.text
+    encoded = pc.dictionary_encode(texts.cast(pa.large_string()))
     inverse = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     predictions = predict(encoded.dictionary.to_pylist())
     if not isinstance(predictions, FlatPredictions):
@@ -162,12 +173,31 @@ def with_negatives(output: dict[str, Spans]) -> dict[str, Spans]:
     return {**output, **negatives}
 
 
-def paragraph_texts(batch: TagBatch) -> Segments:
-    """Paragraphs with their newline, as upstream passes ``paragraph.text`` to the detector."""
-    paras = paragraphs(batch)
-    has_newline = (paras.ends - paras.starts) > paras.text.str.len_chars().to_numpy()
-    texts = pl.select(pl.when(pl.Series(has_newline)).then(paras.text + "\n").otherwise(paras.text)).to_series()
-    return Segments(paras.rows, paras.starts, paras.ends, texts)
+def paragraph_texts(batch: TagBatch) -> TextUnits:
+    """dolma's paragraphs (``[^\\n]*\\n|[^\\n]+$``, whitespace-only ones dropped) with their newline, as upstream
+    passes ``paragraph.text`` to the detector.
+
+    They are cut from the batch's text bytes after every newline: nothing is copied before the non-blank
+    ones are taken, and the detectors get Arrow strings, which they would otherwise convert to.
+    """
+
+    def compute() -> TextUnits:
+        texts = batch.text if not batch.text.null_count else pc.fill_null(batch.text, "")
+        _, offsets_buffer, data = texts.buffers()
+        offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[texts.offset : texts.offset + len(texts) + 1]
+        text_bytes = np.frombuffer(data, dtype=np.uint8, count=int(offsets[-1])) if data is not None else np.zeros(0, dtype=np.uint8)
+        after_newlines = np.flatnonzero(text_bytes[offsets[0] :] == ord("\n")) + (offsets[0] + 1)
+        cuts = np.concatenate([offsets, after_newlines])  # every text's bounds too, so no piece crosses texts
+        cuts.sort(kind="stable")
+        pieces = pa.LargeStringArray.from_buffers(len(cuts) - 1, pa.py_buffer(cuts), data if data is not None else pa.py_buffer(b""))
+        rows = np.searchsorted(offsets, cuts[:-1], side="right") - 1
+        lengths = pc.utf8_length(pieces).to_numpy().astype(np.int64)
+        starts = exclusive_cumsum_per_row(lengths, rows)
+        # empty pieces (a text ending in a newline, an empty text) and blank ones (str.isspace's set) are no paragraphs
+        keep = (cuts[1:] > cuts[:-1]) & ~pc.utf8_is_space(pieces).to_numpy(zero_copy_only=False)
+        return TextUnits(rows[keep], starts[keep], starts[keep] + lengths[keep], pieces.filter(pa.array(keep)))
+
+    return batch.cached("paragraph_texts", compute)
 
 
 @tagger("cld2_doc_v2", types=["<language>"], requires="pycld2", check=require_pycld2, vectorized=False)

@@ -45,7 +45,7 @@ def olmo_pretokenizer_v1(batch: TagBatch):
 @tagger("olmo_pretokenizer_with_paragraphs_v1", types=["paragraph", "document"], vectorized=False)
 def olmo_pretokenizer_with_paragraphs_v1(batch: TagBatch):
     paras = paragraph_texts(batch)  # with their newline, as upstream pre-tokenizes them
-    counts = _pieces(paras.text.to_list())
+    counts = _pieces(paras.text.to_pylist())
     total = np.bincount(paras.rows, weights=counts, minlength=len(batch)).astype(np.int64)
     return {"paragraph": Spans(paras.rows, paras.starts, paras.ends, counts), "document": Spans.document(batch.lengths, total)}
 

@@ -1,14 +1,14 @@
 -- Exact dedup, one hash partition, step 3 of 4: the id of every document that holds a duplicate key or
--- the first occurrence of one, read again from the hashes tables (the keys kept only numbers).
---   :files       the partition's hashes tables, as in step 1
---   hashes_list  as in step 1
+-- the first occurrence of one, from the input files' ids tables (one row per document).
+--   :files   the ids tables (Parquet) that extraction wrote, one per input file
+--   ids_list a registered table (file, ids_path): each input file's position and ids table
 CREATE TABLE ids AS
 WITH wanted AS (
     SELECT file, doc FROM duplicates
     UNION
     SELECT first_file, first_doc FROM duplicates
 )
-SELECT DISTINCT f.file, k.doc, k.id
+SELECT f.file, k.doc, k.id
 FROM read_parquet(:files, filename = true) AS k
-JOIN hashes_list AS f ON k.filename = f.hashes_path
+JOIN ids_list AS f ON k.filename = f.ids_path
 SEMI JOIN wanted AS w ON w.file = f.file AND w.doc = k.doc

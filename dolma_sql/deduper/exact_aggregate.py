@@ -12,8 +12,9 @@ from sqlglot import exp
 
 from dolma_sql import storage
 from dolma_sql.deduper.exact_finish import fetch_duplicates, fetch_ids, finish_files
-from dolma_sql.deduper.exact_plan import StepUnit, duckdb_connection, prefix_of, read_files, scratch_folder
-from dolma_sql.deduper.intermediates import hashes_name, local_copy, table_path
+from dolma_sql.deduper.exact_plan import ExactPlan, StepUnit, duckdb_connection, prefix_of, read_files, scratch_folder
+from dolma_sql.deduper.intermediates import IDS_TABLE, hashes_name, local_copy, table_path
+from dolma_sql.deduper.plan import FileJob
 from dolma_sql.runtime.executor import Counters
 from dolma_sql.sql import fill, load_sql, render
 from dolma_sql.storage.commit import remove_temps
@@ -24,14 +25,15 @@ def aggregate_partition(unit: StepUnit) -> Counters:
     plan = unit.plan
     jobs = read_files(plan)
     with scratch_folder(plan) as scratch:
-        tables = [local_copy(table_path(prefix_of(plan, job), hashes_name(unit.index)), scratch) for job in jobs]
+        hashes, ids = _local_tables(plan, jobs, hashes_name(unit.index), scratch), _local_tables(plan, jobs, IDS_TABLE, scratch)
         connection = duckdb_connection(plan, scratch, memory_mb=plan.memory_mb)
         try:
-            files = exp.Array(expressions=[exp.Literal.string(path) for path in tables])
-            connection.register("hashes_list", pa.table({"file": np.arange(len(jobs), dtype=np.int64), "hashes_path": tables}))
-            connection.execute(render(fill(load_sql("dedupe_exact_keys"), files=files)))
+            number = np.arange(len(jobs), dtype=np.int64)
+            connection.register("hashes_list", pa.table({"file": number, "hashes_path": hashes}))
+            connection.register("ids_list", pa.table({"file": number, "ids_path": ids}))
+            connection.execute(render(fill(load_sql("dedupe_exact_keys"), files=_paths(hashes))))
             connection.execute(render(load_sql("dedupe_exact_duplicates")))
-            connection.execute(render(fill(load_sql("dedupe_exact_ids"), files=files)))
+            connection.execute(render(fill(load_sql("dedupe_exact_ids"), files=_paths(ids))))
             if plan.partitions > 1:
                 remove_temps(unit.key)  # of a writer killed before it committed
                 with storage.staged(unit.key, staging=plan.writing.staging) as temp:
@@ -41,3 +43,12 @@ def aggregate_partition(unit: StepUnit) -> Counters:
         finally:
             connection.close()
     return finish_files(plan, jobs, range(len(jobs)), duplicates, ids)
+
+
+def _local_tables(plan: ExactPlan, jobs: list[FileJob], name: str, scratch: str) -> list[str]:
+    """Table ``name`` of every input file, as local files that DuckDB reads."""
+    return [local_copy(table_path(prefix_of(plan, job), name), scratch) for job in jobs]
+
+
+def _paths(paths: list[str]) -> exp.Array:
+    return exp.Array(expressions=[exp.Literal.string(path) for path in paths])

@@ -12,7 +12,7 @@ import pyarrow as pa
 from dolma_sql.config.dedupe import DeduperConfig
 from dolma_sql.deduper.bloom import first_occurrences
 from dolma_sql.deduper.fingerprints import Fingerprinter, fingerprinter
-from dolma_sql.deduper.intermediates import hashes_name, remove_tables, table_path, table_prefix, write_table
+from dolma_sql.deduper.intermediates import IDS_TABLE, hashes_name, remove_tables, table_path, table_prefix, write_table
 from dolma_sql.deduper.keys import BatchKeys, batch_keys
 from dolma_sql.deduper.plan import FileJob, Settings, exact_partitions, ledger_options
 from dolma_sql.formats.attributes import json_strings
@@ -147,8 +147,9 @@ class _Accumulator:
         for name, table in (("docs", documents), ("units", units), ("keys", pa.table(keys))):
             write_table(table, prefix, name)
         if lanes == 2:
-            doc = units.column("doc").to_numpy()[keys["unit"]]
-            _write_hashes(prefix, fingerprint, doc, _id_values(documents.column("id"), hasher), partitions)
+            ids = {"doc": np.arange(documents.num_rows, dtype=np.uint32), "id": _id_values(documents.column("id"), hasher)}
+            write_table(pa.table(ids), prefix, IDS_TABLE)
+            _write_hashes(prefix, fingerprint, units.column("doc").to_numpy()[keys["unit"]], partitions)
         return {"documents": documents.num_rows, "units": units.num_rows, "keys": len(keys["unit"])}
 
 
@@ -168,9 +169,9 @@ def _id_values(ids: pa.ChunkedArray, hasher: Fingerprinter) -> pa.Array:
         hasher.connection.unregister("ids")
 
 
-def _write_hashes(prefix: str, fingerprint: np.ndarray, doc: np.ndarray, ids: pa.Array, partitions: int) -> None:
-    """Exact mode: each key's fingerprint, row in the keys table (``ord``), document and document id, split
-    by hash partition, so that one aggregation unit reads only its partition's rows of every file."""
+def _write_hashes(prefix: str, fingerprint: np.ndarray, doc: np.ndarray, partitions: int) -> None:
+    """Exact mode: each key's fingerprint, row in the keys table (``ord``) and document, split by hash
+    partition, so that one aggregation unit reads only its partition's rows of every file."""
     if partitions == 1:
         splits = [np.arange(len(doc))]
     else:
@@ -178,19 +179,5 @@ def _write_hashes(prefix: str, fingerprint: np.ndarray, doc: np.ndarray, ids: pa
         order = np.argsort(partition, kind="stable")  # rows of a partition stay in key order
         splits = np.split(order, np.searchsorted(partition[order], np.arange(1, partitions, dtype=np.uint64)))
     for index, rows in enumerate(splits):
-        documents = doc[rows]  # nondecreasing, as the keys are in document order
-        first = np.ones(len(documents), dtype=bool)
-        np.not_equal(documents[1:], documents[:-1], out=first[1:])
-        table = {
-            "ord": rows.astype(np.int64), "fp0": fingerprint[rows, 0], "fp1": fingerprint[rows, 1], "doc": documents,
-            "id": _id_dictionary(ids.take(pa.array(documents[first])), np.cumsum(first, dtype=np.int32) - 1),
-        }  # fmt: skip
+        table = {"ord": rows.astype(np.int64), "fp0": fingerprint[rows, 0], "fp1": fingerprint[rows, 1], "doc": doc[rows]}
         write_table(pa.table(table), prefix, hashes_name(index))
-
-
-def _id_dictionary(values: pa.Array, codes: np.ndarray) -> pa.DictionaryArray:
-    """The table's documents' ids, each once, with each key's code: a missing id is a null code, as Parquet
-    stores no null inside a dictionary."""
-    missing = values.is_null().to_numpy(zero_copy_only=False)
-    mask = missing[codes] if missing.any() else None
-    return pa.DictionaryArray.from_arrays(pa.array(codes, mask=mask), values.fill_null(""))

@@ -1,9 +1,10 @@
 """The intermediate tables of one input file, in the run's work folder (any URL): its documents, units and
-keys, and in exact mode its key fingerprints split by hash partition (``hashes-<p>``).
+keys, and in exact mode its documents' ids (``ids``) and its key fingerprints split by hash partition
+(``hashes-<p>``).
 
-The fingerprint tables are Parquet, which DuckDB scans; the others are uncompressed Arrow IPC (a local one is
-mapped back, the cheapest round trip). A file's tables are named by its path and size, not by its position,
-so a rerun with other files still finds the ones it has.
+The tables that DuckDB scans (exact mode's ids and fingerprints) are Parquet; the others are uncompressed
+Arrow IPC (a local one is mapped back, the cheapest round trip). A file's tables are named by its path and
+size, not by its position, so a rerun with other files still finds the ones it has.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from dolma_sql import storage
 from dolma_sql.storage import urls
 
 TABLES = ("docs", "units", "keys")
+IDS_TABLE = "ids"
+"""Exact mode: each document's id as the lineage table shows it, with its row (``doc``)."""
 
 
 def table_prefix(work: str, path: str, size: int) -> str:
@@ -33,7 +36,7 @@ def hashes_name(partition: int) -> str:
 
 
 def _is_parquet(name: str) -> bool:
-    return name.startswith("hashes-")
+    return name == IDS_TABLE or name.startswith("hashes-")
 
 
 def write_table(table: pa.Table, prefix: str, name: str) -> None:
@@ -41,8 +44,7 @@ def write_table(table: pa.Table, prefix: str, name: str) -> None:
         if _is_parquet(name):
             import pyarrow.parquet as pq
 
-            dictionaries = [field.name for field in table.schema if pa.types.is_dictionary(field.type)]  # no other column repeats much
-            pq.write_table(table, temp, compression="none", use_dictionary=dictionaries)
+            pq.write_table(table, temp, compression="none", use_dictionary=False, write_statistics=False)  # nothing repeats much; DuckDB filters none
         else:
             import pyarrow.feather as feather
 

@@ -36,17 +36,13 @@ FROM (
         COALESCE(
           TRY_CAST(CAST(key_0_0 AS TEXT) AS DOUBLE) < 0.8,
           CASE
+            WHEN NOT key_0_0 IS NULL
+            THEN CAST(key_0_0 AS TEXT) IN ('true', 'false')
             WHEN NOT (
-              COALESCE(STARTS_WITH(CAST(key_0 AS TEXT), '['), FALSE)
+              JSON_TYPE(key_0, '$[0]') IN ('ARRAY', 'NULL')
             )
-            THEN FALSE
-            WHEN COALESCE(CAST(JSON_EXTRACT(key_0, '$[0]') AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            WHEN NOT STARTS_WITH(CAST(JSON_EXTRACT(key_0, '$[0]') AS TEXT), '[')
             THEN NULL
-            WHEN COALESCE(CAST(key_0_0 AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            ELSE CAST(key_0_0 AS TEXT) IN ('true', 'false')
+            ELSE FALSE
           END
         ),
         ERROR(
@@ -58,17 +54,13 @@ FROM (
         COALESCE(
           TRY_CAST(CAST(key_1_1 AS TEXT) AS DOUBLE) < 0.8,
           CASE
+            WHEN NOT key_1_1 IS NULL
+            THEN CAST(key_1_1 AS TEXT) IN ('true', 'false')
             WHEN NOT (
-              COALESCE(STARTS_WITH(CAST(key_1 AS TEXT), '['), FALSE)
+              JSON_TYPE(key_1, '$[0]') IN ('ARRAY', 'NULL')
             )
-            THEN FALSE
-            WHEN COALESCE(CAST(JSON_EXTRACT(key_1, '$[0]') AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            WHEN NOT STARTS_WITH(CAST(JSON_EXTRACT(key_1, '$[0]') AS TEXT), '[')
             THEN NULL
-            WHEN COALESCE(CAST(key_1_1 AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            ELSE CAST(key_1_1 AS TEXT) IN ('true', 'false')
+            ELSE FALSE
           END
         ),
         ERROR(
@@ -80,17 +72,13 @@ FROM (
         COALESCE(
           TRY_CAST(CAST(key_2_2 AS TEXT) AS DOUBLE) < 100.0,
           CASE
+            WHEN NOT key_2_2 IS NULL
+            THEN CAST(key_2_2 AS TEXT) IN ('true', 'false')
             WHEN NOT (
-              COALESCE(STARTS_WITH(CAST(key_2 AS TEXT), '['), FALSE)
+              JSON_TYPE(key_2, '$[0]') IN ('ARRAY', 'NULL')
             )
-            THEN FALSE
-            WHEN COALESCE(CAST(JSON_EXTRACT(key_2, '$[0]') AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            WHEN NOT STARTS_WITH(CAST(JSON_EXTRACT(key_2, '$[0]') AS TEXT), '[')
             THEN NULL
-            WHEN COALESCE(CAST(key_2_2 AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            ELSE CAST(key_2_2 AS TEXT) IN ('true', 'false')
+            ELSE FALSE
           END
         ),
         ERROR(
@@ -102,19 +90,15 @@ FROM (
         COALESCE(
           TRY_CAST(CAST(key_3_3 AS TEXT) AS DOUBLE) > 0.5,
           CASE
+            WHEN NOT key_3_3 IS NULL
+            THEN NOT (
+              CAST(key_3_3 AS TEXT) IN ('true', 'false', 'null')
+            )
             WHEN NOT (
-              COALESCE(STARTS_WITH(CAST(key_3 AS TEXT), '['), FALSE)
+              JSON_TYPE(key_3, '$[0]') IN ('ARRAY', 'NULL')
             )
-            THEN FALSE
-            WHEN COALESCE(CAST(JSON_EXTRACT(key_3, '$[0]') AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            WHEN NOT STARTS_WITH(CAST(JSON_EXTRACT(key_3, '$[0]') AS TEXT), '[')
             THEN NULL
-            WHEN COALESCE(CAST(key_3_3 AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            ELSE NOT (
-              CAST(key_3_3 AS TEXT) IN ('true', 'false')
-            )
+            ELSE FALSE
           END
         ),
         ERROR(
@@ -126,17 +110,13 @@ FROM (
         COALESCE(
           TRY_CAST(CAST(key_4_4 AS TEXT) AS DOUBLE) < 50.0,
           CASE
+            WHEN NOT key_4_4 IS NULL
+            THEN CAST(key_4_4 AS TEXT) IN ('true', 'false')
             WHEN NOT (
-              COALESCE(STARTS_WITH(CAST(key_4 AS TEXT), '['), FALSE)
+              JSON_TYPE(key_4, '$[0]') IN ('ARRAY', 'NULL')
             )
-            THEN FALSE
-            WHEN COALESCE(CAST(JSON_EXTRACT(key_4, '$[0]') AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            WHEN NOT STARTS_WITH(CAST(JSON_EXTRACT(key_4, '$[0]') AS TEXT), '[')
             THEN NULL
-            WHEN COALESCE(CAST(key_4_4 AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            ELSE CAST(key_4_4 AS TEXT) IN ('true', 'false')
+            ELSE FALSE
           END
         ),
         ERROR(
@@ -148,19 +128,15 @@ FROM (
         COALESCE(
           TRY_CAST(CAST(key_5_5 AS TEXT) AS DOUBLE) > 0.1,
           CASE
+            WHEN NOT key_5_5 IS NULL
+            THEN NOT (
+              CAST(key_5_5 AS TEXT) IN ('true', 'false', 'null')
+            )
             WHEN NOT (
-              COALESCE(STARTS_WITH(CAST(key_5 AS TEXT), '['), FALSE)
+              JSON_TYPE(key_5, '$[0]') IN ('ARRAY', 'NULL')
             )
-            THEN FALSE
-            WHEN COALESCE(CAST(JSON_EXTRACT(key_5, '$[0]') AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            WHEN NOT STARTS_WITH(CAST(JSON_EXTRACT(key_5, '$[0]') AS TEXT), '[')
             THEN NULL
-            WHEN COALESCE(CAST(key_5_5 AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            ELSE NOT (
-              CAST(key_5_5 AS TEXT) IN ('true', 'false')
-            )
+            ELSE FALSE
           END
         ),
         ERROR(
@@ -172,19 +148,15 @@ FROM (
         COALESCE(
           TRY_CAST(CAST(key_6_6 AS TEXT) AS DOUBLE) >= 1.0,
           CASE
+            WHEN NOT key_6_6 IS NULL
+            THEN NOT (
+              CAST(key_6_6 AS TEXT) IN ('true', 'false', 'null')
+            )
             WHEN NOT (
-              COALESCE(STARTS_WITH(CAST(key_6 AS TEXT), '['), FALSE)
+              JSON_TYPE(key_6, '$[0]') IN ('ARRAY', 'NULL')
             )
-            THEN FALSE
-            WHEN COALESCE(CAST(JSON_EXTRACT(key_6, '$[0]') AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            WHEN NOT STARTS_WITH(CAST(JSON_EXTRACT(key_6, '$[0]') AS TEXT), '[')
             THEN NULL
-            WHEN COALESCE(CAST(key_6_6 AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            ELSE NOT (
-              CAST(key_6_6 AS TEXT) IN ('true', 'false')
-            )
+            ELSE FALSE
           END
         ),
         ERROR(
@@ -196,19 +168,15 @@ FROM (
         COALESCE(
           TRY_CAST(CAST(key_7_7 AS TEXT) AS DOUBLE) > 0.5,
           CASE
+            WHEN NOT key_7_7 IS NULL
+            THEN NOT (
+              CAST(key_7_7 AS TEXT) IN ('true', 'false', 'null')
+            )
             WHEN NOT (
-              COALESCE(STARTS_WITH(CAST(key_7 AS TEXT), '['), FALSE)
+              JSON_TYPE(key_7, '$[0]') IN ('ARRAY', 'NULL')
             )
-            THEN FALSE
-            WHEN COALESCE(CAST(JSON_EXTRACT(key_7, '$[0]') AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            WHEN NOT STARTS_WITH(CAST(JSON_EXTRACT(key_7, '$[0]') AS TEXT), '[')
             THEN NULL
-            WHEN COALESCE(CAST(key_7_7 AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            ELSE NOT (
-              CAST(key_7_7 AS TEXT) IN ('true', 'false')
-            )
+            ELSE FALSE
           END
         ),
         ERROR(
@@ -220,19 +188,15 @@ FROM (
         COALESCE(
           TRY_CAST(CAST(key_8_8 AS TEXT) AS DOUBLE) > 0.3,
           CASE
+            WHEN NOT key_8_8 IS NULL
+            THEN NOT (
+              CAST(key_8_8 AS TEXT) IN ('true', 'false', 'null')
+            )
             WHEN NOT (
-              COALESCE(STARTS_WITH(CAST(key_8 AS TEXT), '['), FALSE)
+              JSON_TYPE(key_8, '$[0]') IN ('ARRAY', 'NULL')
             )
-            THEN FALSE
-            WHEN COALESCE(CAST(JSON_EXTRACT(key_8, '$[0]') AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            WHEN NOT STARTS_WITH(CAST(JSON_EXTRACT(key_8, '$[0]') AS TEXT), '[')
             THEN NULL
-            WHEN COALESCE(CAST(key_8_8 AS TEXT) = 'null', TRUE)
-            THEN FALSE
-            ELSE NOT (
-              CAST(key_8_8 AS TEXT) IN ('true', 'false')
-            )
+            ELSE FALSE
           END
         ),
         ERROR(

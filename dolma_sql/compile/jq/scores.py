@@ -45,37 +45,35 @@ def guarded_score(context: Context, node: If, dot: Ref) -> Bool | None:
     path, op, number = compared
     score = context.doc.value(dot.path + path)  # extracted with the recipe's other paths
     fast = _SQL[op](this=J.as_double(score), expression=J.lit(float(number)))  # NULL unless the score is a number
-    return Bool(J.coalesce(fast, _step_by_step(context, dot, path, op, number, score)))  # COALESCE is lazy in DuckDB
+    return Bool(J.coalesce(fast, _step_by_step(context, dot, path, op, score)))  # COALESCE is lazy in DuckDB
 
 
-def _step_by_step(context: Context, dot: Ref, path: Path, op: str, number: float, score: exp.Expression) -> exp.Expression:
-    """The test as jq runs it: false at the first guard that fails, an error where ``.[i][j]`` indexes
-    a value that is neither an array nor null (the guard before proved it is not null), else the
-    comparison in jq's order of types. NULL (an error) where ``dot`` itself cannot be reached."""
+def _step_by_step(context: Context, dot: Ref, path: Path, op: str, score: exp.Expression) -> exp.Expression:
+    """The test where the score is no number, as jq runs it, in as few SQL terms as the query can plan quickly.
+
+    Where the score is found, every value on its path is an array: only the last guard can fail
+    (``null``), else the score is compared in jq's order of types. Where it is not, a guard is false,
+    or ``.[i][j]`` indexes a value that is neither an array nor null (its own guard proved it is not
+    null), an error: DuckDB finds that value only where every value before it is an array. NULL (an
+    error) where ``dot`` itself cannot be reached.
+    """
     error = context.ref_error(dot)
-    value = context.doc.value(dot.path)  # NULL where absent: jq's null
-    not_an_array = J.not_(J.coalesce(J.is_type(value, "ARRAY"), exp.false()))
-    whens = [(not_an_array, exp.false())] if error is None else [(error, exp.Null()), (not_an_array, exp.false())]
-    # `length > 0` only repeats `.[i] != null` here
+    value = context.doc.value(dot.path)
+    whens = [] if error is None else [(error, exp.Null())]
+    whens.append((J.not_null(score), _ranked(J.json_text(score), op)))
     for depth in range(1, len(path)):
-        step = J.fn("json_extract", value, J.lit(J.path_string(path[:depth])))
-        whens.append((_null_or_missing(step), exp.false()))
-        whens.append((J.not_(J.is_type(step, "ARRAY")), exp.Null()))
-    whens.append((_null_or_missing(score), exp.false()))
-    return J.case(*whens, default=_ranked(score, op))
+        kind = J.fn("json_type", value, J.lit(J.path_string(path[:depth])))
+        whens.append((J.not_(exp.In(this=kind, expressions=[J.lit("ARRAY"), J.lit("NULL")])), exp.Null()))
+    return J.case(*whens, default=exp.false())
 
 
-def _ranked(score: exp.Expression, op: str) -> exp.Expression:
-    """``score op NUMBER`` for a score that is no number (``fast`` took those) and not null: jq orders
-    booleans before numbers, and strings, arrays and objects after them."""
+def _ranked(text: exp.Expression, op: str) -> exp.Expression:
+    """``score op NUMBER`` for a score (its JSON text) that is no number (the caller compared those): jq
+    orders null and booleans before numbers, strings, arrays and objects after them; null is no score."""
     if op in ("==", "!="):
-        return exp.false() if op == "==" else exp.true()
-    boolean = J.is_type(score, "BOOLEAN")
-    return boolean if op in ("<", "<=") else J.not_(boolean)
-
-
-def _null_or_missing(value: exp.Expression) -> exp.Expression:
-    return J.coalesce(J.is_type(value, "NULL"), exp.true())
+        return exp.false() if op == "==" else exp.NEQ(this=text, expression=J.lit("null"))
+    below = exp.In(this=text, expressions=[J.lit("true"), J.lit("false")])
+    return below if op in ("<", "<=") else J.not_(exp.In(this=text, expressions=[J.lit("true"), J.lit("false"), J.lit("null")]))
 
 
 def _conjuncts(condition: Node) -> list[Node]:

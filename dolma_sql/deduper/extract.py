@@ -16,7 +16,7 @@ from dolma_sql.deduper.intermediates import IDS_TABLE, hashes_name, remove_table
 from dolma_sql.deduper.keys import BatchKeys, batch_keys
 from dolma_sql.deduper.plan import FileJob, Settings, exact_partitions, ledger_options
 from dolma_sql.formats.attributes import json_strings
-from dolma_sql.formats.documents import iter_document_batches
+from dolma_sql.formats.documents import iter_document_batches, single_array
 from dolma_sql.runtime import Executor, Ledger, run_units
 
 
@@ -101,12 +101,12 @@ def document_keys(path: str, settings: Settings, codec: str | None) -> Iterator[
     """Per batch of documents: the ids as JSON text (``null`` where missing) and the key strings."""
     if settings.key_path == ("id",):
         for batch in iter_document_batches(path, fields=("id",), required=("id",), codec=codec):
-            keys = batch.table.column("id").combine_chunks()
+            keys = single_array(batch.table.column("id"))
             yield json_strings(keys), keys
         return
     key = ".".join(settings.key_path)
     for batch in iter_document_batches(path, fields=("id", key), required=(key,), json_fields=("id",), codec=codec):
-        yield batch.table.column("id").combine_chunks(), batch.table.column(key).combine_chunks()
+        yield single_array(batch.table.column("id")), single_array(batch.table.column(key))
 
 
 class _Accumulator:

@@ -98,6 +98,11 @@ def iter_document_batches(
         yield DocumentBatch(path=path, first_line=batch.first_line, lines=batch.lines, table=result.select(list(fields)))
 
 
+def single_array(column: pa.ChunkedArray) -> pa.Array:
+    """The column as one array: its only chunk itself (``combine_chunks`` copies even that), else the chunks joined."""
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
 def _string_fields_schema(fields: tuple[str, ...]) -> pa.Schema | None:
     """The all-string schema of the fast path when every requested field is a plain string field, or one
     nested in objects (``metadata.url``: a struct of strings); ``None`` otherwise."""
@@ -161,7 +166,7 @@ def _decode_string_fields(schema: pa.Schema, fields: tuple[str, ...], lines: pa.
         return None
     columns = {}
     for name in fields:
-        column = table.column(name.split(".")[0]).combine_chunks()
+        column = single_array(table.column(name.split(".")[0]))
         for part in name.split(".")[1:]:
             column = pa.compute.struct_field(column, part)
         if name in required and column.null_count:

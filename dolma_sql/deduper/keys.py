@@ -75,9 +75,8 @@ def _whole_keys(writes_empty, doc, start, end, nbytes, fingerprint) -> BatchKeys
 
 
 def _document_keys(keys: pa.Array, settings: Settings, fingerprinter: Fingerprinter) -> BatchKeys:
-    lengths = pc.utf8_length(keys).to_numpy().astype(np.int64)
+    fingerprint, lengths = fingerprinter.strings_and_lengths(keys)
     skip = _skipped(keys, lengths, settings)
-    fingerprint = fingerprinter.strings(keys)
     checked = ~skip & _in_partition(fingerprint, settings)
     doc = np.flatnonzero(checked)
     nbytes = pc.binary_length(keys).to_numpy()[doc]
@@ -111,14 +110,16 @@ def _paragraph_keys(texts: pa.Array, settings: Settings, fingerprinter: Fingerpr
     split = pc.split_pattern(texts, settings.separator)
     paragraphs = pc.list_flatten(split)
     paragraph_doc = pc.list_parent_indices(split).to_numpy().astype(np.int64)
-    lengths = pc.utf8_length(paragraphs).to_numpy().astype(np.int64)
+    if settings.ngram_length == 0:  # every paragraph is a key
+        fingerprint, lengths = fingerprinter.strings_and_lengths(paragraphs)
+    else:
+        lengths = pc.utf8_length(paragraphs).to_numpy().astype(np.int64)
     text_lengths = _text_lengths(lengths, np.diff(split.offsets.to_numpy()), len(settings.separator))
     start, end = paragraph_spans(text_lengths, lengths, paragraph_doc, len(settings.separator))
     keep = (text_lengths[paragraph_doc] > 0) & ~_skipped(paragraphs, lengths, settings)
     nbytes = pc.binary_length(paragraphs).to_numpy().astype(np.int64)
     writes_empty = text_lengths > 0
     if settings.ngram_length == 0:
-        fingerprint = fingerprinter.strings(paragraphs)
         index = np.flatnonzero(keep & _in_partition(fingerprint, settings))
         return _whole_keys(writes_empty, paragraph_doc[index], start[index], end[index], nbytes[index], fingerprint[index])
     index = np.flatnonzero(keep)

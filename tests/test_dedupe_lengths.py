@@ -25,3 +25,16 @@ def test_lengths_are_code_points_and_fingerprints_unchanged(exact: bool, texts: 
     assert lengths.dtype == np.int64
     assert lengths.tolist() == pc.utf8_length(strings).to_pylist() == [len(text) for text in texts]
     assert np.array_equal(fingerprints, hasher.strings(strings))
+
+
+SPACES = st.lists(st.text(alphabet=st.sampled_from([" ", "\t", "\n", "\x0b", "\x1c", "\x85", "\xa0", "\u2003", "\u3000", "\u200b", "a", "é", "\x00"]), max_size=6), max_size=40)
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts=SPACES, large=st.booleans(), skip=st.integers(0, 3))
+def test_all_space_is_arrows_utf8_is_space(texts: list[str], large: bool, skip: int) -> None:
+    """Also on a slice (an array whose offsets do not start at its buffers' start)."""
+    from dolma_sql.deduper.keys import all_space
+
+    strings = pa.array(["x", "  ", "é"][:skip] + texts, pa.large_string() if large else pa.string()).slice(skip)
+    assert all_space(strings).tolist() == pc.utf8_is_space(strings).to_pylist()

@@ -61,8 +61,25 @@ def _skipped(strings: pa.Array, lengths: np.ndarray, settings: Settings) -> np.n
     if settings.min_words > 0:
         skip |= count_words(strings) < settings.min_words
     if settings.skip_empty:
-        skip |= (lengths == 0) | pc.utf8_is_space(strings).to_numpy(zero_copy_only=False)
+        skip |= (lengths == 0) | all_space(strings)
     return skip
+
+
+def all_space(strings: pa.Array) -> np.ndarray:
+    """Arrow's ``utf8_is_space`` (a non-empty string of white space only), asked only of the strings whose first
+    byte is a control character, a space or part of a non-ASCII character: no other can be all space."""
+    space = np.zeros(len(strings), dtype=bool)
+    offsets_buffer, data_buffer = strings.buffers()[1:3]
+    if not len(strings) or data_buffer is None or not data_buffer.size:
+        return space
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if pa.types.is_large_string(strings.type) else np.int32)
+    offsets = offsets[strings.offset : strings.offset + len(strings) + 1]
+    nonempty = offsets[1:] > offsets[:-1]
+    first = np.frombuffer(data_buffer, dtype=np.uint8)[np.where(nonempty, offsets[:-1], 0)]
+    candidates = np.flatnonzero(nonempty & ((first <= 0x20) | (first >= 0x7F)))
+    if len(candidates):
+        space[candidates] = pc.utf8_is_space(strings.take(pa.array(candidates))).to_numpy(zero_copy_only=False)
+    return space
 
 
 def _whole_keys(writes_empty, doc, start, end, nbytes, fingerprint) -> BatchKeys:

@@ -7,8 +7,8 @@
   and ``format_floats`` (Arrow's float text where it is msgspec's) against msgspec for any float;
 - ``paragraph_texts`` (the detectors' paragraphs cut from the text bytes after every newline) against
   dolma's paragraph regex over each text, blank paragraphs dropped;
-- gopher's ``required_word_count`` (words compared as strings only where their hash is a required
-  word's) against ``str.split()`` and membership.
+- gopher's ``required_word_count`` and ``fraction_of_words_with_alpha_character`` (each distinct word of a
+  batch tested once) against ``str.split()``, membership and ``str.isalpha``.
 """
 
 from __future__ import annotations
@@ -110,13 +110,16 @@ def test_attribute_fields_equal_each_rows_json(case):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(st.sampled_from([*REQUIRED_ENGLISH_WORDS, "The", "the,", "tо", "ofthe", "a", "withhold", "\u00e9t\u00e9", ""]), max_size=12), max_size=5))
-def test_required_word_count_counts_split_words(documents):
+@given(st.lists(st.lists(st.sampled_from([*REQUIRED_ENGLISH_WORDS, "The", "the,", "tо", "ofthe", "a", "withhold", "\u00e9t\u00e9", "",
+                                          "123", "!?", "\u65e5\u672c", "\u00bd", "1a", "\u0661\u0662"]), max_size=12), max_size=5))
+def test_required_and_alphabetic_words_count_split_words(documents):
     texts = [" ".join(words) + ("\nand\tthe " if index % 2 else "") for index, words in enumerate(documents)]
     batch = TagBatch(pa.table({"id": [str(i) for i in range(len(texts))], "text": texts, "source": ["s"] * len(texts)}))
-    spans = gopher_v1(batch)["required_word_count"]
+    output = gopher_v1(batch)
     expected = [float(sum(word in REQUIRED_ENGLISH_WORDS for word in text.split())) for text in texts]
-    assert spans.scores.tolist() == expected
+    assert output["required_word_count"].scores.tolist() == expected
+    alphabetic = [sum(any(c.isalpha() for c in word) for word in text.split()) / max(len(text.split()), 1) for text in texts]
+    assert output["fraction_of_words_with_alpha_character"].scores.tolist() == alphabetic
 
 
 @settings(max_examples=200, deadline=None)

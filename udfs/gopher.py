@@ -1,9 +1,10 @@
 """Gopher quality statistics (dolma ``taggers/gopher.py``), vectorized over the whole batch.
 
-Words are ``str.split()`` tokens of every document laid end to end in one array. N-gram counts
-(n = 2..10) are hash joins of 64-bit word hashes, restricted level by level: an n-gram can only
-occur twice if both of its (n-1)-grams do, so after the bigram pass only repeated material is
-hashed again. Ties for the most common n-gram go to the one seen first, as ``Counter.most_common``.
+Words are ``str.split()`` tokens of every document laid end to end in one array, each known by its
+index among the batch's distinct words (Arrow's dictionary encoding), so the per-word string tests run
+once per distinct word. N-gram counts (n = 2..10) are hash joins of 64-bit hashes of those indices,
+restricted level by level: an n-gram can only occur twice if both of its (n-1)-grams do, so after
+the bigram pass only repeated material is hashed again. Ties for the most common n-gram go to the one seen first, as ``Counter.most_common``.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def _duplicated(keys: np.ndarray, rows: np.ndarray, chunk: int = 1 << 15) -> np.
 
 
 class _Words:
-    """All words of a batch end to end: row, length in code points, hash, and each row's word span.
+    """All words of a batch end to end: row, length in code points, distinct word and its hash, and each row's word span.
 
     Arrow's whitespace split uses exactly ``str.isspace``'s set; it leaves an empty piece at each end
     of a text that starts or ends with whitespace, which is dropped.
@@ -71,12 +72,18 @@ class _Words:
         self.rows = pc.list_parent_indices(pieces).to_numpy().astype(np.int64)[nonempty]
         self.counts = np.bincount(self.rows, minlength=n_rows).astype(np.int64)
         self.lengths = lengths[nonempty]
-        words = pl.Series(flat.filter(pa.array(nonempty)))
-        self.hashes = words.hash(seed=0).to_numpy()
-        self.words = words
+        encoded = pc.dictionary_encode(flat.filter(pa.array(nonempty)))
+        self.distinct = encoded.dictionary
+        """The batch's distinct words; word ``i`` is ``distinct[ids[i]]``."""
+        self.ids = encoded.indices.to_numpy(zero_copy_only=False)
+        self.hashes = fmix64(self.ids.astype(np.uint64) + _GOLDEN)  # a bijection: distinct words, distinct hashes
         self.row_start = np.cumsum(self.counts) - self.counts
         self.row_end = np.repeat(self.row_start + self.counts, self.counts)
         self.chars = np.bincount(self.rows, weights=self.lengths, minlength=n_rows).astype(np.int64)
+
+    def each(self, per_distinct: np.ndarray) -> np.ndarray:
+        """A value per word from one per distinct word."""
+        return per_distinct[self.ids]
 
 
 def _ngram_statistics(words: _Words, n_rows: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -182,12 +189,16 @@ def _median_word_length(words: _Words, n_rows: int) -> np.ndarray:
     return np.where(words.counts > 0, (low + high) / 2, 0.0)
 
 
+def _alphabetic_words_per_row(words: _Words, n_rows: int) -> np.ndarray:
+    """How many words of each row have a letter (``str.isalpha``'s characters are ``\\p{L}``)."""
+    alphabetic = pl.Series(words.distinct).str.contains(r"\p{L}").to_numpy()
+    return np.bincount(words.rows, weights=words.each(alphabetic), minlength=n_rows)
+
+
 def _required_words_per_row(words: _Words, n_rows: int) -> np.ndarray:
-    """How many words of each row are required English words: only the words whose hash is one of
-    theirs are compared as strings (a hash equal by chance is one more word compared)."""
-    candidates = np.flatnonzero(np.isin(words.hashes, pl.Series(REQUIRED_ENGLISH_WORDS, dtype=words.words.dtype).hash(seed=0).to_numpy()))
-    required = words.words.gather(candidates).is_in(REQUIRED_ENGLISH_WORDS).to_numpy()
-    return np.bincount(words.rows[candidates], weights=required, minlength=n_rows)
+    """How many words of each row are required English words."""
+    required = pc.is_in(words.distinct, value_set=pa.array(REQUIRED_ENGLISH_WORDS, words.distinct.type)).to_numpy(zero_copy_only=False)
+    return np.bincount(words.rows, weights=words.each(required), minlength=n_rows)
 
 
 def gopher_statistics(batch: TagBatch, *, ignore_empty_lines: bool):
@@ -196,15 +207,12 @@ def gopher_statistics(batch: TagBatch, *, ignore_empty_lines: bool):
     words = _Words(batch.text)
     word_count = np.maximum(words.counts, 1)
 
-    def per_row(mask: pl.Series) -> np.ndarray:
-        return np.bincount(words.rows, weights=mask.to_numpy(), minlength=n_rows)
-
     scalars = {
         "character_count": batch.lengths.astype(np.float64),
         "word_count": words.counts.astype(np.float64),
         "median_word_length": _median_word_length(words, n_rows),
         "symbol_to_word_ratio": series.str.count_matches(WORD_WITH_SYMBOL).to_numpy() / word_count,
-        "fraction_of_words_with_alpha_character": per_row(words.words.str.contains(r"\p{L}")) / word_count,
+        "fraction_of_words_with_alpha_character": _alphabetic_words_per_row(words, n_rows) / word_count,
         "required_word_count": _required_words_per_row(words, n_rows),
         **_line_statistics(series, n_rows, words, ignore_empty_lines),
     }

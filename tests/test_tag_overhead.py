@@ -7,8 +7,8 @@
   and ``format_floats`` (Arrow's float text where it is msgspec's) against msgspec for any float;
 - ``paragraph_texts`` (the detectors' paragraphs cut from the text bytes after every newline) against
   dolma's paragraph regex over each text, blank paragraphs dropped;
-- gopher's ``required_word_count`` and ``fraction_of_words_with_alpha_character`` (each distinct word of a
-  batch tested once) against ``str.split()``, membership and ``str.isalpha``.
+- gopher's ``required_word_count``, ``fraction_of_words_with_alpha_character`` and ``symbol_to_word_ratio``
+  (each distinct word of a batch tested once) against ``str.split()``, membership, ``str.isalpha`` and ``in``.
 """
 
 from __future__ import annotations
@@ -111,8 +111,9 @@ def test_attribute_fields_equal_each_rows_json(case):
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.sampled_from([*REQUIRED_ENGLISH_WORDS, "The", "the,", "tо", "ofthe", "a", "withhold", "\u00e9t\u00e9", "",
-                                          "123", "!?", "\u65e5\u672c", "\u00bd", "1a", "\u0661\u0662"]), max_size=12), max_size=5))
-def test_required_and_alphabetic_words_count_split_words(documents):
+                                          "123", "!?", "\u65e5\u672c", "\u00bd", "1a", "\u0661\u0662", "#", "a#b#", "\u2026", "x\u2026"]),
+                         max_size=12), max_size=5))
+def test_required_alphabetic_and_symbol_words_count_split_words(documents):
     texts = [" ".join(words) + ("\nand\tthe " if index % 2 else "") for index, words in enumerate(documents)]
     batch = TagBatch(pa.table({"id": [str(i) for i in range(len(texts))], "text": texts, "source": ["s"] * len(texts)}))
     output = gopher_v1(batch)
@@ -120,6 +121,8 @@ def test_required_and_alphabetic_words_count_split_words(documents):
     assert output["required_word_count"].scores.tolist() == expected
     alphabetic = [sum(any(c.isalpha() for c in word) for word in text.split()) / max(len(text.split()), 1) for text in texts]
     assert output["fraction_of_words_with_alpha_character"].scores.tolist() == alphabetic
+    symbols = [sum("#" in word or "\u2026" in word for word in text.split()) / max(len(text.split()), 1) for text in texts]
+    assert output["symbol_to_word_ratio"].scores.tolist() == symbols
 
 
 @settings(max_examples=200, deadline=None)

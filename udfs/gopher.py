@@ -16,11 +16,11 @@ import pyarrow.compute as pc
 
 from dolma_sql.tagging import Spans, TagBatch, tagger
 from dolma_sql.text import fmix64
-from dolma_sql.udfs.text import NON_WS, split_on
+from dolma_sql.udfs.text import split_on
 
 REQUIRED_ENGLISH_WORDS = ["the", "be", "to", "of", "and", "that", "have", "with"]
-WORD_WITH_SYMBOL = f"{NON_WS}*[#\u2026]{NON_WS}*"
-"""A whole word holding ``#`` or ``…``: counted in the texts, where the regex skips to the symbols."""
+SYMBOLS = "[#\u2026]"
+"""A word holding ``#`` or ``…`` counts as a symbol."""
 MOST_COMMON_N = (2, 3, 4)
 DUPLICATE_N = (5, 6, 7, 8, 9, 10)
 SCALAR_TYPES = (
@@ -73,7 +73,7 @@ class _Words:
         self.counts = np.bincount(self.rows, minlength=n_rows).astype(np.int64)
         self.lengths = lengths[nonempty]
         encoded = pc.dictionary_encode(flat.filter(pa.array(nonempty)))
-        self.distinct = encoded.dictionary
+        self.distinct = pl.Series(encoded.dictionary)
         """The batch's distinct words; word ``i`` is ``distinct[ids[i]]``."""
         self.ids = encoded.indices.to_numpy(zero_copy_only=False)
         self.hashes = fmix64(self.ids.astype(np.uint64) + _GOLDEN)  # a bijection: distinct words, distinct hashes
@@ -81,9 +81,9 @@ class _Words:
         self.row_end = np.repeat(self.row_start + self.counts, self.counts)
         self.chars = np.bincount(self.rows, weights=self.lengths, minlength=n_rows).astype(np.int64)
 
-    def each(self, per_distinct: np.ndarray) -> np.ndarray:
-        """A value per word from one per distinct word."""
-        return per_distinct[self.ids]
+    def count_per_row(self, flagged: pl.Series) -> np.ndarray:
+        """How many words of each row are flagged, from a flag per distinct word."""
+        return np.bincount(self.rows, weights=flagged.to_numpy()[self.ids], minlength=len(self.counts))
 
 
 def _ngram_statistics(words: _Words, n_rows: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -189,18 +189,6 @@ def _median_word_length(words: _Words, n_rows: int) -> np.ndarray:
     return np.where(words.counts > 0, (low + high) / 2, 0.0)
 
 
-def _alphabetic_words_per_row(words: _Words, n_rows: int) -> np.ndarray:
-    """How many words of each row have a letter (``str.isalpha``'s characters are ``\\p{L}``)."""
-    alphabetic = pl.Series(words.distinct).str.contains(r"\p{L}").to_numpy()
-    return np.bincount(words.rows, weights=words.each(alphabetic), minlength=n_rows)
-
-
-def _required_words_per_row(words: _Words, n_rows: int) -> np.ndarray:
-    """How many words of each row are required English words."""
-    required = pc.is_in(words.distinct, value_set=pa.array(REQUIRED_ENGLISH_WORDS, words.distinct.type)).to_numpy(zero_copy_only=False)
-    return np.bincount(words.rows, weights=words.each(required), minlength=n_rows)
-
-
 def gopher_statistics(batch: TagBatch, *, ignore_empty_lines: bool):
     n_rows = len(batch)
     series = batch.series
@@ -211,9 +199,9 @@ def gopher_statistics(batch: TagBatch, *, ignore_empty_lines: bool):
         "character_count": batch.lengths.astype(np.float64),
         "word_count": words.counts.astype(np.float64),
         "median_word_length": _median_word_length(words, n_rows),
-        "symbol_to_word_ratio": series.str.count_matches(WORD_WITH_SYMBOL).to_numpy() / word_count,
-        "fraction_of_words_with_alpha_character": _alphabetic_words_per_row(words, n_rows) / word_count,
-        "required_word_count": _required_words_per_row(words, n_rows),
+        "symbol_to_word_ratio": words.count_per_row(words.distinct.str.contains(SYMBOLS)) / word_count,
+        "fraction_of_words_with_alpha_character": words.count_per_row(words.distinct.str.contains(r"\p{L}")) / word_count,
+        "required_word_count": words.count_per_row(words.distinct.is_in(REQUIRED_ENGLISH_WORDS)),
         **_line_statistics(series, n_rows, words, ignore_empty_lines),
     }
     ngrams = _ngram_statistics(words, n_rows)

@@ -26,10 +26,11 @@ from dolma_sql.mixer.finite import check_finite
 from dolma_sql.mixer.plan import ShardTask
 from dolma_sql.runtime import progress
 
-DOCUMENT_BATCH_BYTES = 4 << 20
-"""Bytes of document lines mixed at a time: half the readers' shared batch, because a batch's documents are
-held as lines, as Python objects and re-encoded at once; smaller batches repeat the per-batch work (span
-edits, compression calls) often enough to cost CPU (docs/benchmarks.md, memory per worker)."""
+DOCUMENT_BATCH_BYTES = 3 << 20
+"""Bytes of document lines mixed at a time: well under the readers' shared batch, because a batch's documents
+are held as lines, as Python objects and re-encoded at once, beside a batch of every attribute set; much
+smaller batches repeat the per-batch work (span edits, compression calls) often enough to cost CPU
+(docs/benchmarks.md, memory per worker)."""
 
 ATTRIBUTE_BATCH_BYTES = 4 << 20
 """Bytes of each attribute file read at a time: half the readers' shared batch, because a shard holds

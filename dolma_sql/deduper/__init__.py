@@ -29,10 +29,7 @@ __all__ = ["DeduperConfig", "Report", "plan_files", "print_report", "run"]
 def run(config: DeduperConfig, *, executor: Executor, quiet: bool = False) -> Report:
     """Deduplicate the documents of ``config`` on ``executor``: write the attribute files (and the Bloom
     filter, or exact mode's lineage table), the JSON report when ``config.report`` names one, and return the report."""
-    from dolma_sql.deduper.bloom_run import run_bloom  # here: workers import this package for extract_file alone
-    from dolma_sql.deduper.exact_run import run_exact
-    from dolma_sql.deduper.minhash_run import run_minhash
-    from dolma_sql.deduper.partitions import partition_configs, run_partitions
+    from dolma_sql.deduper.partitions import partition_configs, run_partitions  # here: workers import this package for extract_file alone
 
     started = time.perf_counter()
     configs = partition_configs(config)
@@ -45,11 +42,17 @@ def run(config: DeduperConfig, *, executor: Executor, quiet: bool = False) -> Re
         settings = settings_of(config)
         jobs = plans[0]
         work = work_folder(config, jobs)
-        if config.dedupe.mode == "minhash":
+        if config.dedupe.mode == "minhash":  # each mode's modules imported alone (exact's bring sqlglot, minhash's Polars)
+            from dolma_sql.deduper.minhash_run import run_minhash
+
             report = run_minhash(config, jobs, work, executor, quiet=quiet)
         elif settings.exact:
+            from dolma_sql.deduper.exact_run import run_exact
+
             report = run_exact(config, settings, jobs, work, executor, quiet=quiet)
         else:
+            from dolma_sql.deduper.bloom_run import run_bloom
+
             report = run_bloom(config, settings, jobs, work, executor, quiet=quiet)
         urls.remove_tree(work)  # kept after a failure: the rerun reuses the files it extracted
     report.seconds = time.perf_counter() - started

@@ -135,7 +135,7 @@ class _Accumulator:
 
     def write(self, prefix: str, hasher: Fingerprinter, partitions: int) -> dict[str, float]:
         def cat(parts, dtype):
-            return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+            return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype=dtype)
 
         documents = pa.table({"id": pa.chunked_array(self.ids, pa.large_string()), "writes_empty": cat(self.writes_empty, bool)})
         units = pa.table({name: cat(parts, np.int8 if name == "kind" else np.int64) for name, parts in self.units.items()})

@@ -56,7 +56,7 @@ class Fingerprinter:
             import polars as pl
 
             series = pl.Series(strings)
-            hashes = np.stack([series.hash(seed).to_numpy() for seed in EXACT_SEEDS], axis=1).astype(np.uint64)
+            hashes = np.stack([series.hash(seed).to_numpy() for seed in EXACT_SEEDS], axis=1).astype(np.uint64, copy=False)
             return hashes, series.str.len_chars().to_numpy().astype(np.int64) if lengths else None
         self.connection.register("strings", pa.table({"s": strings}))
         try:

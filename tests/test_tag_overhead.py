@@ -1,7 +1,7 @@
 """The short cuts around the tag kernels (issue 21) give what the plain ways give.
 
-- ``cld2_english`` (the English CLD2 taggers' detector: flat scores, no list per text) against
-  ``english_only(cld2_languages(text))``, CLD2's retry path included;
+- ``cld2_english`` (the English CLD2 taggers' detector: flat scores, no list per text, UTF-8 bytes or
+  ``str``) against ``english_only(cld2_languages(text))``, CLD2's retry path included;
 - ``predict_units`` with flat predictions against the same predictions as lists;
 - ``encode_attribute_fields`` (one span a row needs no join) against each row's JSON built by msgspec,
   and ``format_floats`` (Arrow's float text where it is msgspec's) against msgspec for any float;
@@ -50,6 +50,8 @@ def test_cld2_english_equals_english_only_of_cld2_languages():
     assert flat.languages.tolist() == expected.languages.tolist()
     assert flat.scores.tolist() == expected.scores.tolist()
     assert any(score > 0 for score in flat.scores) and any(score == 0 for score in flat.scores)
+    as_bytes = cld2_english([text.encode() for text in TEXTS])  # as the English CLD2 taggers hand it the texts
+    assert (as_bytes.counts.tolist(), as_bytes.scores.tolist()) == (flat.counts.tolist(), flat.scores.tolist())
 
 
 def test_flat_predictions_lay_out_spans_as_lists_do():
@@ -68,11 +70,11 @@ def test_flat_predictions_lay_out_spans_as_lists_do():
         for language, spans in as_lists.items():
             for name in ("rows", "starts", "ends", "scores"):
                 assert getattr(spans, name).tolist() == getattr(as_flat[language], name).tolist()
-    english = predict_units(units, cld2_english)
     reference = predict_units(units, each(lambda text: english_only(cld2_languages(text))))
-    assert list(english) == ["en"]
-    for name in ("rows", "starts", "ends", "scores"):
-        assert getattr(english["en"], name).tolist() == getattr(reference["en"], name).tolist()
+    for english in (predict_units(units, cld2_english), predict_units(units, cld2_english, utf8=True)):
+        assert list(english) == ["en"]
+        for name in ("rows", "starts", "ends", "scores"):
+            assert getattr(english["en"], name).tolist() == getattr(reference["en"], name).tolist()
 
 
 @st.composite

@@ -115,9 +115,12 @@ def each(predict: Callable[[str], list[tuple[str, float]]]) -> Callable[[list[st
     return lambda texts: [predict(text) for text in texts]
 
 
-def cld2_english(texts: list[str]) -> FlatPredictions:
+def cld2_english(texts: list[str] | list[bytes]) -> FlatPredictions:
     """``english_only(cld2_languages(text))`` of each text, collected flat: one score per text, more only if
-    CLD2 names English twice, ``0.0`` when it finds none or is not sure."""
+    CLD2 names English twice, ``0.0`` when it finds none or is not sure.
+
+    The texts may be UTF-8 bytes, which CLD2 reads as they are (a ``str`` is encoded again on every call).
+    """
     import pycld2
 
     detect, error = pycld2.detect, pycld2.error
@@ -127,7 +130,7 @@ def cld2_english(texts: list[str]) -> FlatPredictions:
         try:
             reliable, _, details = detect(text)
         except error:
-            reliable, details = _detect_prepared(text)
+            reliable, details = _detect_prepared(text if isinstance(text, str) else text.decode())
         found = 0
         if reliable:
             for name, _, percent, _ in details:
@@ -141,17 +144,20 @@ def cld2_english(texts: list[str]) -> FlatPredictions:
     return FlatPredictions(counts, np.full(len(scores), "en", dtype=object), np.array(scores, dtype=np.float64))
 
 
-def predict_units(units: Segments | TextUnits, predict: Callable[[list[str]], Predictions | FlatPredictions]) -> dict[str, Spans]:
+def predict_units(
+    units: Segments | TextUnits, predict: Callable[[list[str]], Predictions | FlatPredictions], *, utf8: bool = False
+) -> dict[str, Spans]:
     """Spans per language over ``units`` (documents or paragraphs), in the order the languages first appear.
 
     ``predict`` gets the distinct texts in order of first appearance (repeated boilerplate
-    paragraphs are detected once per batch; Arrow finds them) and returns ``[(language, score), …]``
-    for each, or the same as :class:`FlatPredictions`; the spans are laid out with numpy.
+    paragraphs are detected once per batch; Arrow finds them), as UTF-8 ``bytes`` if ``utf8``, and
+    returns ``[(language, score), …]`` for each, or the same as :class:`FlatPredictions`; the spans
+    are laid out with numpy.
     """
     texts = units.text.to_arrow() if isinstance(units.text, pl.Series) else units.text
     encoded = pc.dictionary_encode(texts.cast(pa.large_string()))
     inverse = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    predictions = predict(encoded.dictionary.to_pylist())
+    predictions = predict((encoded.dictionary.cast(pa.large_binary()) if utf8 else encoded.dictionary).to_pylist())
     if not isinstance(predictions, FlatPredictions):
         predictions = FlatPredictions.of(predictions)
     counts, languages, scores = predictions.counts, predictions.languages, predictions.scores
@@ -212,12 +218,12 @@ def cld2_paragraph_v2(batch: TagBatch):
 
 @tagger("cld2_en_doc_v2", types=["en", "not_en"], requires="pycld2", check=require_pycld2, vectorized=False)
 def cld2_en_doc_v2(batch: TagBatch):
-    return with_negatives(predict_units(documents(batch), cld2_english))
+    return with_negatives(predict_units(documents(batch), cld2_english, utf8=True))
 
 
 @tagger("cld2_en_paragraph_v2", types=["en", "not_en"], requires="pycld2", check=require_pycld2, vectorized=False)
 def cld2_en_paragraph_v2(batch: TagBatch):
-    return with_negatives(predict_units(paragraph_texts(batch), cld2_english))
+    return with_negatives(predict_units(paragraph_texts(batch), cld2_english, utf8=True))
 
 
 def with_document_score(batch: TagBatch, output: dict[str, Spans]) -> dict[str, Spans]:

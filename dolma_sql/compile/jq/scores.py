@@ -7,11 +7,12 @@ dolma's jq recipes test an attribute's score with
 
 Wherever the compared value (``.attributes.k[0][2]``) is a number, every guard holds and no step
 can fail, so the result is that number compared with the constant: one extracted value and a
-cast, as JSONPath's rule. The other rows (a missing attribute, a score that is no number) take
-the guards one by one, in jq's order, on the value of ``.attributes.k`` parsed again: the query
-extracts no path for the guards alone (``.[0]`` for ``.[0] != null`` was serialized on every
-row, from every source), and the rule stays a few plain CASE branches, which DuckDB plans in a
-fraction of the time the general translation's lambdas take (it plans once per shard).
+cast, as JSONPath's rule. The other rows (a missing attribute, a score that is no number) get
+what jq's guards give them (false at the first that fails, or jq's error), read off the score
+and, for the error, the attribute's value parsed again: the query extracts no path for the guards
+alone (``.[0]`` for ``.[0] != null`` was serialized on every row, from every source), and the rule
+is a few plain CASE branches, which DuckDB plans in a fraction of the time the general
+translation's lambdas take (it plans once per shard).
 """
 
 from __future__ import annotations

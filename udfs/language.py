@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dolma_sql.errors import ConfigError
+from dolma_sql.formats.lines import line_offsets, positions_of
 from dolma_sql.tagging import Spans, TagBatch, tagger
 from dolma_sql.udfs.text import Segments, documents, exclusive_cumsum_per_row
 
@@ -189,10 +190,10 @@ def paragraph_texts(batch: TagBatch) -> TextUnits:
 
     def compute() -> TextUnits:
         texts = batch.text if not batch.text.null_count else pc.fill_null(batch.text, "")
-        _, offsets_buffer, data = texts.buffers()
-        offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[texts.offset : texts.offset + len(texts) + 1]
+        data = texts.buffers()[2]
+        offsets = line_offsets(texts)
         text_bytes = np.frombuffer(data, dtype=np.uint8, count=int(offsets[-1])) if data is not None else np.zeros(0, dtype=np.uint8)
-        after_newlines = np.flatnonzero(text_bytes[offsets[0] :] == ord("\n")) + (offsets[0] + 1)
+        after_newlines = positions_of(text_bytes[offsets[0] :], ord("\n")) + (offsets[0] + 1)
         cuts = np.concatenate([offsets, after_newlines])  # every text's bounds too, so no piece crosses texts
         cuts.sort(kind="stable")
         pieces = pa.LargeStringArray.from_buffers(len(cuts) - 1, pa.py_buffer(cuts), data if data is not None else pa.py_buffer(b""))

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from common import measure
+from common import compiled, measure
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -26,12 +26,14 @@ REPO = HERE.parent
 
 def checkout(rev: str) -> Path:
     """A worktree of ``rev`` (made once), with the top-level folders that an install maps into the package
-    (``udfs/``, ``sql/``, ``recipes/``) linked where an import from the worktree looks for them."""
+    (``udfs/``, ``sql/``, ``recipes/``) linked where an import from the worktree looks for them, and its
+    modules compiled as this checkout's are (:func:`common.compiled`), so that neither side pays for it."""
     target = HERE / ".cache" / f"ab-{rev}"
     if not target.exists():
         subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(target), rev], check=True, capture_output=True)
         for folder in ("udfs", "sql", "recipes"):
             (target / "dolma_sql" / folder).symlink_to(target / folder)
+    compiled(target)
     return target
 
 

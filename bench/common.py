@@ -58,12 +58,12 @@ def dolma_sql_cmd() -> list[str]:
 
 
 @functools.cache
-def _compiled() -> None:
-    """This checkout's modules compiled as an install compiles them: under ``PYTHONDONTWRITEBYTECODE``
-    every measured process (dolma-sql's, a floor's) would compile them again, a cost that neither an
-    installed dolma-sql nor upstream's installed package pays."""
+def compiled(root: Path = REPO) -> None:
+    """The modules of the checkout at ``root`` compiled as an install compiles them: under
+    ``PYTHONDONTWRITEBYTECODE`` every measured process (dolma-sql's, a floor's) would compile them
+    again, a cost that neither an installed dolma-sql nor upstream's installed package pays."""
     for package in ("dolma_sql", "udfs"):
-        compileall.compile_dir(REPO / package, quiet=1)
+        compileall.compile_dir(root / package, quiet=1)
 
 
 # ------------------------------------------------------------------------------ cache helpers
@@ -278,7 +278,7 @@ def measure(cmd: Sequence[str], cwd: Path | str | None = None, env: dict | None 
     slightly pessimistic figure for fork-based pools, and exact for single-process runs. The per-process
     peaks are what a worker holds, the figure that multiplies by the cores of a node.
     """
-    _compiled()
+    compiled()
     full_env = None if env is None else {**os.environ, **env}
     parent_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:

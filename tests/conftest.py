@@ -14,6 +14,21 @@ SHARED = Path(os.environ.get("DOLMA_SQL_SHARED", REPO.parent / "shared"))
 CONFORMANCE = SHARED / "conformance" / "dolma-669f534"
 
 
+RAY_FIXTURES = {"ray_cluster", "ray_nodes"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Groups for pytest-xdist's ``--dist loadgroup`` (``pyproject.toml``): a module runs whole on one worker, so its
+    module and session fixtures are built once; the modules that start Ray share one worker, so that there is one
+    Ray cluster at a time (two would compete for Ray's fixed default ports, and ``ray.init()`` with no address joins
+    the last one started). A test that asks for a Ray fixture only at run time carries the ``ray`` mark instead."""
+    on_ray = {item.module.__name__ for item in items if RAY_FIXTURES & set(item.fixturenames) or item.get_closest_marker("ray")}
+    for item in items:
+        module = item.module.__name__
+        item.add_marker(pytest.mark.xdist_group("ray" if module in on_ray else module))
+
+
 def find_oracle() -> Path | None:
     """The venv holding upstream ``dolma==1.2.1``: ``$DOLMA_SQL_ORACLE``, else ``<repo>/.oracle``, else ``../.oracle``."""
     candidates = [os.environ.get("DOLMA_SQL_ORACLE"), REPO / ".oracle", REPO.parent / ".oracle"]

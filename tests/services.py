@@ -49,14 +49,21 @@ def _answers(port: int) -> bool:
 
 
 def _stop(process: subprocess.Popen) -> None:
-    """Stop a service and everything it started (its own process group), by pid."""
+    """Stop a service by its pid, then anything it started and left behind (its own process group).
+
+    Only the service itself is asked to stop, so that it stops its children in order: when every process
+    of the group is signalled at once, Ray's ``ray start --block`` does not exit before the 30 s timeout."""
     if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
+        process.terminate()
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+            pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:  # nothing of the group is left
+        pass
+    process.wait()
 
 
 @dataclass

@@ -42,7 +42,7 @@ def documents(tmp_path_factory) -> Path:
     return root / "documents"
 
 
-@pytest.fixture(params=["local", "ray"])
+@pytest.fixture(params=["local", pytest.param("ray", marks=pytest.mark.ray)])
 def executor(request):
     """The local pool (2 processes), or Ray on 3 nodes of 1 CPU each, entered for the whole test."""
     if request.param == "local":

@@ -53,12 +53,13 @@ def _stop(process: subprocess.Popen) -> None:
 
     Only the service itself is asked to stop, so that it stops its children in order: when every process
     of the group is signalled at once, Ray's ``ray start --block`` does not exit before the 30 s timeout."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            pass
+    if process.poll() is not None:  # gone long ago: its group id may since belong to another process
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:  # nothing of the group is left

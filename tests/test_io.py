@@ -7,15 +7,13 @@ from __future__ import annotations
 import gzip
 import re
 
-import msgspec
-import pyarrow as pa
 import pytest
 import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dolma_sql.errors import InputError
-from dolma_sql.formats.lines import iter_line_batches, json_string_literals, open_reader, read_decompressed
+from dolma_sql.formats.lines import iter_line_batches, open_reader, read_decompressed
 from dolma_sql.mixer.shard import LineCursor
 
 LINES = st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=40), max_size=30)
@@ -84,19 +82,3 @@ def test_cursor_hands_out_exact_line_runs(tmp_path, count, batch_bytes, takes):
         position += len(taken)
         assert cursor.lines_read == position
     assert cursor.has_more() == (position < count)
-
-
-# every character class an escaper can get wrong: quotes, backslashes, C0 controls, DEL, the JSON
-# line separators, non-BMP code points, and plain text
-_TEXT_CHARACTERS = st.one_of(
-    st.sampled_from('"\\/\x00\x01\x08\t\n\x0b\x0c\r\x1f\x7f\x80\u2028\u2029\ufeff\U0001f600'),
-    st.characters(codec="utf-8"),
-)
-
-
-@given(texts=st.lists(st.text(_TEXT_CHARACTERS, max_size=40), max_size=20))
-@settings(max_examples=300, deadline=None)
-def test_json_string_literals_are_what_msgspec_writes(texts):
-    literals = json_string_literals(pa.array(texts, pa.large_string()))
-    assert [bytes(literal) for literal in literals] == [msgspec.json.encode(text) for text in texts]
-    assert msgspec.json.encode({"text": literals[0]} if literals else {}) == msgspec.json.encode({"text": texts[0]} if texts else {})

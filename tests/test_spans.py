@@ -3,12 +3,13 @@ against a plain-Python reference of the same rules."""
 
 from __future__ import annotations
 
+import msgspec
 import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dolma_sql.spans import SpanEdits, apply_spans, split_template
+from dolma_sql.spans import SpanEdits, apply_spans, apply_spans_to_literals, split_template
 
 
 def edits_for(spans: list[list[tuple[int, int, str]]]) -> tuple[SpanEdits, int]:
@@ -92,21 +93,35 @@ def test_texts_without_edits_are_untouched_and_rows_stay_aligned():
     assert apply_spans(texts, edits).to_pylist() == ["keep", "Xbc", "ünïcode", "xz"]
 
 
-span_text = st.text(alphabet=st.sampled_from("ab \né😊中\u0301"), max_size=30)
-replacement = st.sampled_from(["", "X", "[{}]", "{}{}", "<é>", "{}"])
+span_text = st.text(alphabet=st.sampled_from('ab \\"\n\t\x01\x1fé😊中\u0301\u2028'), max_size=30)
+replacement = st.sampled_from(["", "X", "[{}]", "{}{}", "<é>", "{}", '<"\\\n>', "\x02{}"])
+texts_with_spans = st.lists(
+    st.tuples(span_text, st.lists(st.tuples(st.integers(0, 35), st.integers(0, 35), replacement), max_size=6)),
+    min_size=1,
+    max_size=6,
+)
+
+
+def texts_and_spans(cases) -> tuple[list[str], list[list[tuple[int, int, str]]]]:
+    return [text for text, _ in cases], [[(min(s, e), max(s, e), r) for s, e, r in text_spans] for _, text_spans in cases]
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    st.lists(
-        st.tuples(span_text, st.lists(st.tuples(st.integers(0, 35), st.integers(0, 35), replacement), max_size=6)),
-        min_size=1,
-        max_size=6,
-    )
-)
+@given(texts_with_spans)
 def test_kernel_equals_reference(cases):
-    texts = [text for text, _ in cases]
-    spans = [[(min(s, e), max(s, e), r) for s, e, r in text_spans] for _, text_spans in cases]
+    texts, spans = texts_and_spans(cases)
     edits, _ = edits_for(spans)
     result = apply_spans(pa.array(texts), edits).to_pylist()
     assert result == [reference(text, text_spans) for text, text_spans in zip(texts, spans)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts_with_spans, st.booleans())
+def test_literals_are_edited_as_their_texts_are(cases, as_raw):
+    """Texts edited as their JSON literals (escapes of one and of five bytes after the backslash, runs
+    of escaped backslashes) come out as the literals msgspec writes for the edited texts."""
+    texts, spans = texts_and_spans(cases)
+    edits, _ = edits_for(spans)
+    literals = [msgspec.json.encode(text) for text in texts]
+    result = apply_spans_to_literals([msgspec.Raw(literal) for literal in literals] if as_raw else literals, edits)
+    assert [bytes(literal) for literal in result] == [msgspec.json.encode(reference(text, text_spans)) for text, text_spans in zip(texts, spans)]

@@ -135,15 +135,16 @@ class _ReadBuffer:
         self.array, self._mapping = array, mapping
 
 
-def positions_of(data: np.ndarray, byte: int, mask: np.ndarray | None = None) -> np.ndarray:
-    """Where ``byte`` is in ``data``, compared a ``mask``'s length at a time (by default one batch's): a mask as
-    long as a huge line would cost its size in memory again. A reused mask also saves its page faults."""
+def positions_of(data: np.ndarray, byte: int, mask: np.ndarray | None = None, *, compare: np.ufunc = np.equal) -> np.ndarray:
+    """Where ``data`` holds ``byte`` (or, with another ``compare``, where ``compare(data, byte)`` holds), compared
+    a ``mask``'s length at a time (by default one batch's): a mask as long as a huge line would cost its size in
+    memory again. A reused mask also saves its page faults."""
     if mask is None:
         mask = np.empty(min(len(data), BATCH_BYTES), dtype=bool)
     found = []
     for at in range(0, len(data), max(len(mask), 1)):
         piece = data[at : at + len(mask)]
-        found.append(np.flatnonzero(np.equal(piece, byte, out=mask[: len(piece)])) + at)
+        found.append(np.flatnonzero(compare(piece, byte, out=mask[: len(piece)])) + at)
     return found[0] if len(found) == 1 else np.concatenate(found) if found else np.empty(0, dtype=np.int64)
 
 
@@ -227,31 +228,6 @@ def line_bytes(lines: pa.LargeStringArray) -> memoryview:
     """The UTF-8 bytes of consecutive lines (each keeps its ``\\n``), without copying: JSON lines for ``decode_lines``."""
     offsets = line_offsets(lines)
     return memoryview(lines.buffers()[2])[offsets[0] : offsets[-1]]
-
-
-HUGE_TEXT_BYTES = 32 << 20
-"""A text past this size is escaped through a Python string, one text at a time: the Polars route holds
-several copies of every text of the batch at once."""
-
-
-def json_string_literals(texts: pa.Array) -> list:
-    """Each text as the JSON string literal msgspec writes for it (quoted, escaped), as ``msgspec.Raw``
-    values that an encoder copies into a document verbatim.
-
-    For texts already in Arrow, such as the span kernel's output: escaping them in one Polars pass
-    and copying the bytes out takes half as long as turning them into Python strings for the encoder
-    (most web text is not ASCII, and CPython converts such strings to UTF-8 and back code point by code point),
-    except for a batch with a huge text (:data:`HUGE_TEXT_BYTES`).
-    """
-    import msgspec
-    import polars as pl
-    import pyarrow.compute as pc
-
-    if (pc.max(pc.binary_length(texts)).as_py() or 0) > HUGE_TEXT_BYTES:
-        return [msgspec.Raw(msgspec.json.encode(texts[row].as_py())) for row in range(len(texts))]
-    encoded = pl.DataFrame({"t": pl.Series(texts.cast(pa.large_string()))}).select(pl.struct("t").struct.json_encode())
-    literals = encoded.to_series().str.slice(len('{"t":')).str.head(-1)  # each row is {"t":<literal>}
-    return list(map(msgspec.Raw, literals.cast(pl.Binary).to_list()))
 
 
 def decode_object(text: str, *, path: str, line: int, hint: str = "each line must be one JSON object; blank lines are not allowed") -> dict:

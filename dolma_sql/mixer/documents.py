@@ -2,14 +2,13 @@
 
 A batch whose lines all have exactly dolma's standard fields keeps each text as the JSON literal it
 was read as (``msgspec.Raw``, which the encoder copies verbatim): decoding every text into a Python
-string only to turn it into UTF-8 again was most of the time of reading documents. Texts to edit
-are unescaped byte for byte into Arrow; ``min_text_length`` is decided from a literal's bytes
-where they leave no doubt.
+string only to turn it into UTF-8 again was most of the time of reading documents. Texts are edited
+as these literals too (:func:`dolma_sql.spans.apply_spans_to_literals`), and ``min_text_length`` is
+decided from a literal's bytes where they leave no doubt.
 """
 
 from __future__ import annotations
 
-import codecs
 from typing import Any
 
 import msgspec
@@ -84,7 +83,6 @@ _decode_some_standard_lines = msgspec.json.Decoder(_SomeStandardFields).decode_l
 _decode_text_lines = msgspec.json.Decoder(_Text).decode_lines
 _decode_text = msgspec.json.Decoder(_Text).decode
 
-_unescape = codecs.escape_decode
 _QUOTE, _BACKSLASH = ord('"'), ord("\\")
 _PLAIN = frozenset(range(0x21, 0x7F)) - {_BACKSLASH}
 """Bytes that, as the first or last of a literal's text, are that text's first or last character and no whitespace."""
@@ -149,25 +147,29 @@ def _rows_with_rewritten_escapes(lines: pa.LargeStringArray) -> np.ndarray:
     return np.unique(np.searchsorted(offsets[1:] - offsets[0], rewritten, side="right"))
 
 
-def texts_array(texts: list[str | msgspec.Raw]) -> pa.LargeStringArray:
-    """Texts as one Arrow array. A literal kept by :func:`decode_documents` has only the escapes
-    ``\\" \\\\ \\b \\f \\n \\r \\t``, which Python's byte-string escapes share, so it is unescaped byte for byte,
-    never through a Python string."""
-    pieces = [_unescape(memoryview(text)[1:-1])[0] if type(text) is msgspec.Raw else text.encode() for text in texts]
-    offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)), out=offsets[1:])
-    return pa.LargeStringArray.from_buffers(len(pieces), pa.py_buffer(offsets), pa.py_buffer(b"".join(pieces)))  # UTF-8: read as such
+def text_literal(text: str | msgspec.Raw) -> bytes | msgspec.Raw:
+    """A text as the JSON string literal the encoder writes for it: a literal kept by :func:`decode_documents` as it is."""
+    return text if type(text) is msgspec.Raw else msgspec.json.encode(text)
 
 
 def text_shorter_than(text: str | msgspec.Raw, min_length: int) -> bool:
     """:func:`shorter_than` for a text or its JSON literal, which is decoded only when its ends or its length leave a doubt.
 
-    In a literal kept by :func:`decode_documents` every escape is two bytes for one, so its text has
-    at least half its bytes, and trimming removes nothing when both ends are plain characters.
+    An escape in a literal msgspec writes is at most six bytes (``\\u001f``) for at least one, so its
+    text has at least a sixth of its bytes; trimming removes nothing when both ends are plain
+    characters, neither a backslash's nor a ``\\u`` escape's.
     """
     if type(text) is msgspec.Raw:
-        literal = bytes(text)
-        if len(literal) > 3 and (len(literal) - 2) // 2 >= min_length and literal[1] in _PLAIN and literal[-2] in _PLAIN and literal[-3] != _BACKSLASH:
+        literal = memoryview(text)
+        inside = len(literal) - 2
+        if (
+            0 < inside
+            and inside // 6 >= min_length
+            and literal[1] in _PLAIN
+            and literal[-2] in _PLAIN
+            and literal[-3] != _BACKSLASH
+            and literal[-6:-4] != b"\\u"
+        ):
             return False
         text = decode_json(literal)
     return shorter_than(text, min_length)

@@ -10,17 +10,16 @@ from __future__ import annotations
 import msgspec
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from dolma_sql import layout, storage
-from dolma_sql.formats.lines import LineBatch, json_string_literals
-from dolma_sql.mixer.documents import TEXTS, decode_documents, decode_values, encode_documents, select_rows, text_shorter_than, texts_array, trimmed_utf8_lengths
+from dolma_sql.formats.lines import LineBatch
+from dolma_sql.mixer.documents import TEXTS, decode_documents, decode_values, encode_documents, select_rows, text_literal, text_shorter_than
 from dolma_sql.mixer.edits import collect_edits
 from dolma_sql.formats.nesting import naming_the_line
 from dolma_sql.mixer.plan import ShardTask
 from dolma_sql.mixer.shard import diagnose, queried_batches
 from dolma_sql.runtime import Counters, add_count
-from dolma_sql.spans import apply_spans
+from dolma_sql.spans import apply_spans_to_literals
 from dolma_sql.storage.commit import remove_temps
 
 
@@ -98,23 +97,15 @@ def _decode_records(lines: pa.Array | None, kept_rows: np.ndarray, line_numbers:
 
 
 def _replace_spans(documents: list[dict], result: pa.Table, kept_rows: np.ndarray, batch: LineBatch, task: ShardTask, counters: Counters) -> list[bool]:
-    """Apply the span edits to the kept documents' texts (in place); returns which documents ``min_text_length`` drops."""
-    min_length = task.plan.stream.output.min_text_length or 0
-    too_short = [False] * len(documents)
-    unedited = range(len(documents))
+    """Apply the span edits to the kept documents' texts (in place, as JSON literals the encoder copies);
+    returns which documents ``min_text_length`` drops."""
     edits_by_rule = collect_edits(result, kept_rows, batch, task)
     if edits_by_rule is not None:
         edits, edited, _ = edits_by_rule
-        texts = texts_array([documents[i]["text"] for i in edited])
-        replaced = apply_spans(texts, edits)
-        add_count(counters, "documents_span_replaced", int(np.count_nonzero(pc.not_equal(replaced, texts).to_numpy(zero_copy_only=False))))
-        if min_length:
-            for document_index, short in zip(edited, (trimmed_utf8_lengths(replaced) < min_length).tolist()):
-                too_short[document_index] = short
-            unedited = sorted(set(unedited).difference(edited))
-        for document_index, literal in zip(edited, json_string_literals(replaced)):  # the encoder copies them as they are
+        literals = [text_literal(documents[i]["text"]) for i in edited]
+        replaced = apply_spans_to_literals(literals, edits)
+        add_count(counters, "documents_span_replaced", sum(new != old for new, old in zip(map(memoryview, replaced), literals)))
+        for document_index, literal in zip(edited, replaced):
             documents[document_index]["text"] = literal
-    if min_length:
-        for position in unedited:
-            too_short[position] = text_shorter_than(documents[position]["text"], min_length)
-    return too_short
+    min_length = task.plan.stream.output.min_text_length or 0
+    return [bool(min_length) and text_shorter_than(document["text"], min_length) for document in documents]

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -155,7 +154,7 @@ def predict_units(
     returns ``[(language, score), …]`` for each, or the same as :class:`FlatPredictions`; the spans
     are laid out with numpy.
     """
-    texts = units.text.to_arrow() if isinstance(units.text, pl.Series) else units.text
+    texts = units.text if isinstance(units.text, pa.Array) else units.text.to_arrow()  # a polars Series
     encoded = pc.dictionary_encode(texts.cast(pa.large_string()))
     inverse = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     predictions = predict((encoded.dictionary.cast(pa.large_binary()) if utf8 else encoded.dictionary).to_pylist())

@@ -7,11 +7,14 @@ those exact rules (Python's whitespace set, dolma's paragraph regex) over whole 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from dolma_sql.tagging import TagBatch
+
+if TYPE_CHECKING:  # imported where it is used: a tagger that needs no polars loads none (the CLD2 ones)
+    import polars as pl
 
 PY_WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 """Every character ``str.isspace()`` accepts: Rust's ``\\s`` (Unicode White_Space) plus U+001C..U+001F."""
@@ -39,6 +42,8 @@ class Segments:
         return self.ends - self.starts
 
     def take(self, mask: np.ndarray) -> Segments:
+        import polars as pl
+
         return Segments(self.rows[mask], self.starts[mask], self.ends[mask], self.text.filter(pl.Series(mask)))
 
     def sum_per_row(self, values: np.ndarray, n_rows: int) -> np.ndarray:
@@ -78,6 +83,7 @@ def sentences(batch: TagBatch) -> Segments:
 
     def compute() -> Segments:
         import blingfire
+        import polars as pl
 
         offsets, pieces = [], []
         for row, text in enumerate(batch.text.to_pylist()):

@@ -21,6 +21,7 @@ import numpy as np
 from dolma_sql.errors import ConfigError
 from dolma_sql.formats.attributes import Spans
 from dolma_sql.tagger.batch import TagBatch
+from dolma_sql.tagger.builtins import BUILTIN_TAGGERS
 from dolma_sql.tagger.catalog import upstream_only_reason
 
 TaggerOutput = dict[str, Spans]
@@ -72,6 +73,9 @@ class TaggerSpec:
 
 _REGISTRY: dict[str, TaggerSpec] = {}
 
+_BUILTIN_MODULES = {name: f"dolma_sql.udfs.{module}" for module, names in BUILTIN_TAGGERS.items() for name in names}
+"""Built-in tagger name -> the module that registers it."""
+
 
 @cache
 def load_builtin_taggers() -> None:
@@ -81,6 +85,15 @@ def load_builtin_taggers() -> None:
     for module in pkgutil.iter_modules(dolma_sql.udfs.__path__):
         if not module.name.startswith("_"):
             importlib.import_module(f"dolma_sql.udfs.{module.name}")
+
+
+def _load(name: str) -> None:
+    """Register the tagger ``name``: import its built-in module, or every one for a name no built-in tagger has."""
+    if name not in _REGISTRY:
+        if name in _BUILTIN_MODULES:
+            importlib.import_module(_BUILTIN_MODULES[name])
+        else:
+            load_builtin_taggers()
 
 
 def tagger(
@@ -115,6 +128,9 @@ def register_spec(spec: TaggerSpec) -> None:
     existing = _REGISTRY.get(spec.name)
     if existing is not None and _definition(existing) != _definition(spec):
         raise ValueError(f"tagger {spec.name!r} is already registered by {existing.module}")
+    builtin = _BUILTIN_MODULES.get(spec.name)
+    if builtin is not None and spec.module != builtin:  # whether or not its module is imported yet
+        raise ValueError(f"tagger {spec.name!r} is already registered by {builtin}")
     _REGISTRY[spec.name] = spec
 
 
@@ -125,8 +141,7 @@ def _definition(spec: TaggerSpec) -> str:
 
 def known_tagger(name: str) -> bool:
     """Whether ``name`` is registered (built-in taggers included)."""
-    load_builtin_taggers()
-    return name in _REGISTRY
+    return name in _REGISTRY or name in _BUILTIN_MODULES
 
 
 def registry() -> dict[str, TaggerSpec]:
@@ -137,7 +152,7 @@ def registry() -> dict[str, TaggerSpec]:
 
 def get_tagger(name: str) -> TaggerSpec:
     """The registered tagger ``name``; an unknown name is a ConfigError suggesting the nearest names."""
-    load_builtin_taggers()
+    _load(name)
     if name in _REGISTRY:
         return _REGISTRY[name]
     reason = upstream_only_reason(name)

@@ -113,17 +113,17 @@ def _splice(data: pa.Buffer, bounds: np.ndarray, edits: SpanEdits, *, literals: 
     pieces, expansion, expansion_start, expansion_length = _template_pieces(edits.templates, literals)
 
     # the output in blocks: per text, each edit's block (the gap before it, then its replacement), then its tail
+    length = expansion_length[template]  # items of each edit's replacement
     edit_block = edit + row
     tail_block = edits_before[1:] + np.arange(texts, dtype=np.int64)
     block_length = np.ones(texts + len(row), dtype=np.int64)
-    block_length[edit_block] = 1 + expansion_length[template]
+    block_length[edit_block] = 1 + length
     block_first = np.zeros(len(block_length) + 1, dtype=np.int64)
     np.cumsum(block_length, out=block_first[1:])
     take = np.empty(block_first[-1], dtype=np.int64)
     take[block_first[edit_block]] = span_segment - 1
     take[block_first[tail_block]] = text_segment + 2 * (edits_before[1:] - edits_before[:-1])
     # a replacement's items: its template's pieces, with the span's own segment at each ``{}``
-    length = expansion_length[template]
     item_edit = np.repeat(edit, length)
     item = np.arange(len(item_edit), dtype=np.int64) - np.repeat(np.cumsum(length) - length, length)  # its place in its replacement
     code = expansion[expansion_start[template[item_edit]] + item]

@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import psutil
@@ -345,6 +345,33 @@ class Row:
         workers = ", ".join(f"{w:,.0f}" for w in self.worker_peaks_mb[:shown])
         more = f" +{len(self.worker_peaks_mb) - shown}" if len(self.worker_peaks_mb) > shown else ""
         return f"{self.driver_peak_mb:,.0f}" + (f" | {workers}{more}" if workers else "")
+
+
+def median_run(runs: list[Row]) -> Row:
+    """The run of median wall time (the lower middle one of an even count); any failed run is shown instead."""
+    failed = [run for run in runs if not run.ok]
+    if failed:
+        return failed[0]
+    middle = sorted(runs, key=lambda run: run.seconds)[(len(runs) - 1) // 2]
+    if len(runs) == 1:
+        return middle
+    spread = f"median of {len(runs)}: {min(r.seconds for r in runs):.2f}-{max(r.seconds for r in runs):.2f} s"
+    return replace(middle, note=f"{middle.note}; {spread}" if middle.note else spread)
+
+
+def attempt_ratios(label: str, runs: Sequence[Row], bases: Sequence[Row]) -> tuple[float, float] | None:
+    """Print ``runs`` over ``bases`` attempt by attempt (the pair of each attempt ran minutes apart at most, so
+    their ratio does not move with this machine's speed, which drifts by 10-40% within minutes), wall and CPU;
+    return the medians (wall, CPU), or None when no attempt has both."""
+    pairs = [(ours, base) for ours, base in zip(runs, bases) if ours.ok and base.ok and base.seconds]
+    if not pairs:
+        return None
+    walls = sorted(ours.seconds / base.seconds for ours, base in pairs)
+    cpus = sorted(ours.cpu_seconds / base.cpu_seconds for ours, base in pairs if ours.cpu_seconds and base.cpu_seconds) or [float("nan")]
+    median_wall, median_cpu = walls[(len(walls) - 1) // 2], cpus[(len(cpus) - 1) // 2]
+    print(f"{label}, attempt by attempt: wall {', '.join(f'{r:.2f}' for r in walls)} (median {median_wall:.2f}×); "
+          f"CPU {', '.join(f'{r:.2f}' for r in cpus)} (median {median_cpu:.2f}×)")
+    return median_wall, median_cpu
 
 
 def _last_line(text: str) -> str:

@@ -22,7 +22,6 @@ so they also run by hand.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gzip
 import hashlib
 import json
@@ -32,8 +31,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from common import (CACHE, Row, corpus, corpus_info, dolma_sql_cmd, measure, oracle_dolma, print_table, save_result, saved_results,
-                    upstream_attributes)
+from common import (CACHE, Row, attempt_ratios, corpus, corpus_info, dolma_sql_cmd, measure, median_run, oracle_dolma, print_table, save_result,
+                    saved_results, upstream_attributes)
 from floors import floor_row
 
 RECIPES = Path(__file__).resolve().parent / "recipes"
@@ -161,18 +160,6 @@ def run_system(system: str, corpus_dir: Path, run_dir: Path, processes: int) -> 
     return Row.of(system, run_mix(system, prefix, syntax, corpus_dir, output_dir(run_dir, system), processes), info)
 
 
-def median_run(runs: list[Row]) -> Row:
-    """The run of median wall time (the lower middle one of an even count); any failed run is shown instead."""
-    failed = [run for run in runs if not run.ok]
-    if failed:
-        return failed[0]
-    middle = sorted(runs, key=lambda run: run.seconds)[(len(runs) - 1) // 2]
-    if len(runs) == 1:
-        return middle
-    spread = f"median of {len(runs)}: {min(r.seconds for r in runs):.2f}-{max(r.seconds for r in runs):.2f} s"
-    return dataclasses.replace(middle, note=f"{middle.note}; {spread}" if middle.note else spread)
-
-
 def output_dir(run_dir: Path, system: str) -> Path:
     return run_dir / system.replace(" ", "-")
 
@@ -233,12 +220,9 @@ def main(argv=None) -> int:
     upstream_best = min((r for r in table if r.system.startswith("upstream") and r.ok), key=lambda r: r.seconds, default=None)
     baselines = {f"× vs {upstream_best.system}": upstream_best.system} if upstream_best else {}
     floors = {header: name for header, name in (("÷ floor", FLOOR), ("÷ floor+attrs", FLOOR_WITH_ATTRIBUTES)) if name in rows}
-    if args.repeat > 1 and FLOOR in runs:  # ratios within one attempt: both ran minutes apart at most
+    if args.repeat > 1 and FLOOR in runs:
         for system in (s for s in runs if s.startswith("dolma-sql")):
-            ratios = sorted(ours.seconds / floor.seconds for ours, floor in zip(runs[system], runs[FLOOR]) if ours.ok and floor.ok)
-            if ratios:
-                listed = ", ".join(f"{r:.2f}" for r in ratios)
-                print(f"{system} / floor, attempt by attempt: {listed} (median {ratios[(len(ratios) - 1) // 2]:.2f}×)")
+            attempt_ratios(f"{system} / floor", runs[system], runs[FLOOR])
     print_table(table, title=f"mix: {info.docs:,} docs, {info.bytes_uncompressed / 1e6:,.0f} MB JSONL in {len(info.files)} files, "
                              f"{args.processes} processes (target: JSONPath and jq each ≤ 2× the floor)", baselines=baselines, floors=floors)
     return 1 if mismatches or not all(r.ok for r in table) else 0

@@ -1,6 +1,6 @@
 """Tagger benchmark: upstream ``dolma tag`` vs ``dolma-sql tag`` on the same generated corpus.
 
-    python bench/tag.py [--docs 200000] [--files 20] [--processes 2] [--cases a b c d e] [--skip-upstream]
+    python bench/tag.py [--docs 200000] [--files 20] [--processes 2] [--cases a b c d e] [--skip-upstream] [--repeat N]
 
 Cases: (a) gopher_v1, (b) c4_v2, (c) pii_regex_with_counts_fast_v2, (d) cld2_en_paragraph_with_doc_score_v2,
 (e) all four in one run. For each case it runs upstream and then dolma-sql (``--ignore_existing``) with the
@@ -9,7 +9,9 @@ scores within 1e-5) and prints seconds, CPU seconds, docs/s, MB/s, peak RSS (pro
 the ratio to upstream and how many times its floor dolma-sql costs: the case's taggers' kernels alone over
 pre-decoded Arrow batches (``pycld2.detect`` calls alone for cld2; ``floors.py``).
 Upstream's timings and outputs are saved under ``bench/.cache/``; ``--skip-upstream`` reuses them
-(marked "cached") so dolma-sql can be re-measured without paying upstream again.
+(marked "cached") so dolma-sql can be re-measured without paying upstream again. With ``--repeat N``, dolma-sql
+and the floor run N times, interleaved, each shows its median run, and their ratio is also printed attempt by
+attempt (this machine's speed drifts within minutes; upstream runs once).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import json
 import shutil
 from pathlib import Path
 
-from common import CACHE, Row, corpus, corpus_info, dolma_sql_cmd, measure, oracle_dolma, print_table, save_result, saved_results
+from common import CACHE, Row, attempt_ratios, corpus, corpus_info, dolma_sql_cmd, measure, median_run, oracle_dolma, print_table, save_result, saved_results
 from floors import floor_row
 
 CASES = {
@@ -67,6 +69,8 @@ def main() -> None:
     parser.add_argument("--skip-dolma-sql", action="store_true", help="run (and cache) upstream only")
     parser.add_argument("--no-upstream", action="store_true",
                         help="time dolma-sql and the floor only (while upstream runs apart with --skip-dolma-sql); attributes not compared")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="run dolma-sql and the floor N times, interleaved, and show each one's median run")
     args = parser.parse_args()
 
     corpus_dir = corpus(args.docs, args.files)
@@ -94,15 +98,20 @@ def main() -> None:
             rows.append(upstream_row)
         if args.skip_dolma_sql:
             continue
-        shutil.rmtree(corpus_dir / "attributes" / sql_name, ignore_errors=True)
-        ours = measure([*dolma_sql_cmd(), *common_args, "--experiment", sql_name, "--ignore_existing"], cwd=corpus_dir)
-        note = ""
-        if upstream_row is not None and upstream_row.ok and ours.returncode == 0:
-            diff = differences_renamed(corpus_dir / "attributes" / up_name, corpus_dir / "attributes" / sql_name, up_name, sql_name)
-            note = "attributes equal" if not diff else f"DIFFERENT: {diff}"
-        rows.append(Row.of(f"dolma-sql {label}", ours, info, note=note))
-        shutil.rmtree(corpus_dir / "attributes" / sql_name, ignore_errors=True)
-        rows.append(floor_row(f"floor {label}", FLOOR_KINDS[case], info, args.processes))
+        ours_runs, floor_runs = [], []
+        for _ in range(max(1, args.repeat)):
+            shutil.rmtree(corpus_dir / "attributes" / sql_name, ignore_errors=True)
+            ours = measure([*dolma_sql_cmd(), *common_args, "--experiment", sql_name, "--ignore_existing"], cwd=corpus_dir)
+            note = ""
+            if upstream_row is not None and upstream_row.ok and ours.returncode == 0:
+                diff = differences_renamed(corpus_dir / "attributes" / up_name, corpus_dir / "attributes" / sql_name, up_name, sql_name)
+                note = "attributes equal" if not diff else f"DIFFERENT: {diff}"
+            ours_runs.append(Row.of(f"dolma-sql {label}", ours, info, note=note))
+            shutil.rmtree(corpus_dir / "attributes" / sql_name, ignore_errors=True)
+            floor_runs.append(floor_row(f"floor {label}", FLOOR_KINDS[case], info, args.processes))
+        rows += [median_run(ours_runs), median_run(floor_runs)]
+        if len(ours_runs) > 1:
+            attempt_ratios(f"dolma-sql {label} / its floor", ours_runs, floor_runs)
     for case in args.cases:
         group = [r for r in rows if r.system.split(" ", 1)[1].startswith(f"({case})")]
         floors = {"÷ floor": group[-1].system} if group[-1].system.startswith("floor") else {}

@@ -35,11 +35,20 @@ def require_pycld2(options: dict) -> None:
         ) from None
 
 
-def cld2_languages(text: str) -> list[tuple[str, float]]:
-    """dolma's CLD2 call: retry on transliterated then on sanitised text; reliable, known languages only.
+class _LanguageCodes(dict):
+    """CLD2 language name -> dolma's language code: the first two letters of the *name*, lowercase
+    (``GERMAN`` -> ``ge``), as upstream reads it; each name is cut once, then looked up."""
 
-    The language code is the first two letters of CLD2's language *name* (``GERMAN`` -> ``ge``), as upstream.
-    """
+    def __missing__(self, name: str) -> str:
+        self[name] = code = name[:2].lower()
+        return code
+
+
+_CODES = _LanguageCodes()
+
+
+def cld2_languages(text: str) -> list[tuple[str, float]]:
+    """dolma's CLD2 call: retry on transliterated then on sanitised text; reliable, known languages only."""
     import pycld2
 
     try:
@@ -48,7 +57,7 @@ def cld2_languages(text: str) -> list[tuple[str, float]]:
         reliable, details = _detect_prepared(text)
     if not reliable:
         return []
-    return [(name[:2].lower(), percent / 100.0) for name, _, percent, _ in details if name != "UNKNOWN_LANGUAGE"]
+    return [(_CODES[name], percent / 100.0) for name, _, percent, _ in details if name != "UNKNOWN_LANGUAGE"]
 
 
 def _detect_prepared(text: str) -> tuple[bool, tuple]:
@@ -123,7 +132,7 @@ def cld2_english(texts: list[str] | list[bytes]) -> FlatPredictions:
     """
     import pycld2
 
-    detect, error = pycld2.detect, pycld2.error
+    detect, error, codes = pycld2.detect, pycld2.error, _CODES
     counts, scores = np.ones(len(texts), dtype=np.int64), []
     add = scores.append
     for index, text in enumerate(texts):
@@ -134,7 +143,7 @@ def cld2_english(texts: list[str] | list[bytes]) -> FlatPredictions:
         found = 0
         if reliable:
             for name, _, percent, _ in details:
-                if name[:2].lower() == "en":  # as cld2_languages reads the name
+                if codes[name] == "en":
                     add(percent / 100.0)
                     found += 1
         if not found:

@@ -133,8 +133,8 @@ def cld2_english(texts: list[str] | list[bytes]) -> FlatPredictions:
     import pycld2
 
     detect, error, codes = pycld2.detect, pycld2.error, _CODES
-    counts, scores = np.ones(len(texts), dtype=np.int64), []
-    add = scores.append
+    counts, percents = np.ones(len(texts), dtype=np.int64), []  # CLD2's integer percents: no float made per text
+    add = percents.append
     for index, text in enumerate(texts):
         try:
             reliable, _, details = detect(text)
@@ -144,13 +144,14 @@ def cld2_english(texts: list[str] | list[bytes]) -> FlatPredictions:
         if reliable:
             for name, _, percent, _ in details:
                 if codes[name] == "en":
-                    add(percent / 100.0)
+                    add(percent)
                     found += 1
         if not found:
-            add(0.0)
+            add(0)
         elif found > 1:
             counts[index] = found
-    return FlatPredictions(counts, np.full(len(scores), "en", dtype=object), np.array(scores, dtype=np.float64))
+    scores = np.array(percents, dtype=np.float64) / 100.0  # the same division as percent / 100.0, per element
+    return FlatPredictions(counts, np.full(len(scores), "en", dtype=object), scores)
 
 
 def predict_units(

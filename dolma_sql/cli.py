@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 import sys
 from typing import Optional
@@ -49,7 +50,21 @@ def _register_commands() -> None:
 _register_commands()
 
 
+def _named_as_module_main() -> None:
+    """Give the ``dolma-sql`` script's ``__main__`` the spec ``python -m dolma_sql`` gives it.
+
+    A process the local executor spawns runs the caller's main script again before its first unit, unless
+    that script is a package's ``__main__`` module, which multiprocessing skips: run as the script, every
+    worker would import the CLI (typer, rich) for nothing. The units and tagger modules the workers need
+    are imported by name, never from ``__main__``.
+    """
+    script = sys.modules["__main__"]
+    if getattr(script, "__spec__", None) is None:
+        script.__spec__ = importlib.util.find_spec("dolma_sql.__main__")
+
+
 def main() -> None:
+    _named_as_module_main()
     try:
         app()
     except DolmaSqlError as error:

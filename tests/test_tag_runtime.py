@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -183,3 +185,33 @@ def test_the_executor_is_chosen_on_the_command_line(tmp_path):
         ok(["tag", *args, "--executor", kind, "--processes", "2"], tmp_path)
     assert raw_files(tmp_path / "out" / "local") == raw_files(tmp_path / "out" / "serial")
     assert len(raw_files(tmp_path / "out" / "local")) == 3
+
+
+PROBE_TAGGER = '''
+import multiprocessing, sys
+from dolma_sql.tagging import Spans, tagger
+
+@tagger("process_probe", types=["in_worker", "cli_imported"])
+def process_probe(batch):
+    in_worker = float(multiprocessing.parent_process() is not None)
+    cli = float("dolma_sql.cli" in sys.modules)
+    return {"in_worker": Spans.document(batch.lengths, in_worker), "cli_imported": Spans.document(batch.lengths, cli)}
+'''
+
+
+def test_workers_of_the_console_script_do_not_import_the_command_line(tmp_path):
+    """Spawned workers would run the ``dolma-sql`` script again (the CLI, typer, rich) unless it passes
+    for a package's ``__main__``; with an allocator to preload, every unit runs in a worker."""
+    script = shutil.which("dolma-sql")
+    assert script, "the dolma-sql console script is not installed (pip install .)"
+    write_corpus(tmp_path, files=3)
+    (tmp_path / "probe_tagger.py").write_text(PROBE_TAGGER)
+    args = ["tag", "--documents", "documents/**/*.gz", "--taggers", "process_probe", "--tagger_modules", "probe_tagger.py",
+            "--experiment", "p", "--processes", "2", "--executor.allocator", "c"]
+    result = subprocess.run([script, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    files = list((tmp_path / "attributes" / "p").rglob("*.gz"))
+    assert len(files) == 3
+    scores = {key: {spans[0][2] for path in files for row in read_rows(path) for k, spans in row["attributes"].items() if k.endswith(key)}
+              for key in ("in_worker", "cli_imported")}
+    assert scores == {"in_worker": {1.0}, "cli_imported": {0.0}}

@@ -25,6 +25,10 @@ ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
 DEADLINE = 120
 """Seconds any one wait may take (start-up, a query, leaving)."""
 
+WAITING_FOR_A_KEY = {"7", "23", "270", "271", "72", "73"}
+"""System calls a shell waiting for a key is blocked in (``/proc/PID/syscall``): poll, select, pselect6 and ppoll
+on x86-64; pselect6 and ppoll on arm64."""
+
 
 class Terminal:
     """A child process on a pseudo-terminal: ``send`` keystrokes, ``expect`` text (with a timeout)."""
@@ -65,6 +69,15 @@ class Terminal:
 
     def send(self, keys: str) -> None:
         os.write(self.fd, keys.encode())
+
+    def wait_for_a_key(self, timeout: float = DEADLINE) -> None:
+        """Wait until the shell is blocked waiting for a key. CPython's readline looks at a pending signal only
+        when that wait is interrupted, so a Ctrl-C that lands while the prompt is still being set up is seen
+        only after the next key."""
+        deadline = time.monotonic() + timeout
+        while Path(f"/proc/{self.pid}/syscall").read_text().split()[0] not in WAITING_FOR_A_KEY:
+            assert time.monotonic() < deadline, "the shell never waited for a key"
+            time.sleep(0.05)
 
     def cpu_seconds(self) -> float:
         """CPU time the shell has used so far (all its threads)."""
@@ -144,6 +157,7 @@ def test_shell_in_a_terminal_edits_lines_keeps_history_and_prints_tables(conform
 
         shell.send("SELECT 1\r")
         shell.expect("...> ")
+        shell.wait_for_a_key()
         shell.send("\x03")  # Ctrl-C abandons the unfinished statement
         shell.expect("dolma-sql> ")
         shell.send(".quit\r")

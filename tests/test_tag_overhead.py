@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from dolma_sql.formats.attributes import PLAIN_FLOATS, Spans, encode_attribute_fields, format_floats, round_scores
 from dolma_sql.tagger.batch import TagBatch
 from dolma_sql.udfs.gopher import REQUIRED_ENGLISH_WORDS, gopher_v1
-from dolma_sql.udfs.language import FlatPredictions, cld2_english, cld2_languages, each, english_only, paragraph_texts, predict_units
+from dolma_sql.udfs.language import _CODES, ENGLISH, FlatPredictions, cld2_english, cld2_languages, each, english_only, paragraph_texts, predict_units
 from dolma_sql.udfs.text import Segments
 
 TEXTS = [
@@ -40,6 +40,7 @@ TEXTS = [
     "abc\x00def control characters make CLD2 refuse the text, so it is retried",
     "hello \x85 world, a C1 control character: English text that CLD2 first rejects",
     "\ufffe a noncharacter at the start of an English sentence about nothing much",
+    "Bonjour tout le monde, comment allez-vous? " * 6 + "Hello world, how are you doing today? " * 2,  # English second
 ]
 
 
@@ -52,6 +53,13 @@ def test_cld2_english_equals_english_only_of_cld2_languages():
     assert any(score > 0 for score in flat.scores) and any(score == 0 for score in flat.scores)
     as_bytes = cld2_english([text.encode() for text in TEXTS])  # as the English CLD2 taggers hand it the texts
     assert (as_bytes.counts.tolist(), as_bytes.scores.tolist()) == (flat.counts.tolist(), flat.scores.tolist())
+
+
+def test_english_is_the_only_cld2_language_whose_code_is_en():
+    import pycld2
+
+    assert [name for name, _ in pycld2.LANGUAGES if _CODES[name] == "en"] == [ENGLISH]
+    assert [answer[0] for answer in pycld2.detect(TEXTS[-1])[2]][:2] == ["FRENCH", ENGLISH]  # the test above reads a second English
 
 
 def test_flat_predictions_lay_out_spans_as_lists_do():

@@ -47,6 +47,10 @@ class _LanguageCodes(dict):
 _CODES = _LanguageCodes()
 
 
+ENGLISH = "ENGLISH"
+"""The one CLD2 language name whose code (:data:`_CODES`) is ``en``."""
+
+
 def cld2_languages(text: str) -> list[tuple[str, float]]:
     """dolma's CLD2 call: retry on transliterated then on sanitised text; reliable, known languages only."""
     import pycld2
@@ -132,7 +136,7 @@ def cld2_english(texts: list[str] | list[bytes]) -> FlatPredictions:
     """
     import pycld2
 
-    detect, error, codes = pycld2.detect, pycld2.error, _CODES
+    detect, error = pycld2.detect, pycld2.error
     counts, percents = np.ones(len(texts), dtype=np.int64), []  # CLD2's integer percents: no float made per text
     add = percents.append
     for index, text in enumerate(texts):
@@ -140,16 +144,16 @@ def cld2_english(texts: list[str] | list[bytes]) -> FlatPredictions:
             reliable, _, details = detect(text)
         except error:
             reliable, details = _detect_prepared(text if isinstance(text, str) else text.decode())
-        found = 0
-        if reliable:
-            for name, _, percent, _ in details:
-                if codes[name] == "en":
-                    add(percent)
-                    found += 1
-        if not found:
+        if not reliable:
             add(0)
-        elif found > 1:
-            counts[index] = found
+            continue
+        (first, _, percent, _), (second, _, _, _), (third, _, _, _) = details  # always three ("Unknown" for none)
+        if second != ENGLISH and third != ENGLISH:  # CLD2's usual answer: English first or not at all
+            add(percent if first == ENGLISH else 0)
+        else:
+            english = [percent for name, _, percent, _ in details if name == ENGLISH]
+            percents += english
+            counts[index] = len(english)
     scores = np.array(percents, dtype=np.float64) / 100.0  # the same division as percent / 100.0, per element
     return FlatPredictions(counts, np.full(len(scores), "en", dtype=object), scores)
 

@@ -112,8 +112,8 @@ def format_floats(values: np.ndarray) -> pa.Array:
     (exponents, NaN, infinities) one by one.
     """
     bits = np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
-    unique, inverse = np.unique(bits, return_inverse=True)
-    distinct = unique.view(np.float64)
+    encoded = pc.dictionary_encode(pa.array(bits))  # by bit pattern: -0.0 and each NaN keep their own text
+    distinct = encoded.dictionary.to_numpy().view(np.float64)
     texts = pc.cast(pa.array(distinct), pa.large_string())
     magnitude = np.abs(distinct)
     plain = ((magnitude >= PLAIN_FLOATS[0]) & (magnitude < PLAIN_FLOATS[1])) | (distinct == 0)
@@ -123,7 +123,7 @@ def format_floats(values: np.ndarray) -> pa.Array:
     if not plain.all():
         others = [msgspec.json.encode(float(v)).decode() for v in distinct[~plain]]
         texts = pc.replace_with_mask(texts, pa.array(~plain), pa.array(others, pa.large_string()))
-    return texts.take(pa.array(inverse.reshape(-1).astype(np.int64)))
+    return texts.take(encoded.indices)
 
 
 def _lit(text: str) -> pa.Scalar:

@@ -10,8 +10,8 @@ the ratio to upstream and how many times its floor dolma-sql costs: the case's t
 pre-decoded Arrow batches (``pycld2.detect`` calls alone for cld2; ``floors.py``).
 Upstream's timings and outputs are saved under ``bench/.cache/``; ``--skip-upstream`` reuses them
 (marked "cached") so dolma-sql can be re-measured without paying upstream again. With ``--repeat N``, dolma-sql
-and the floor run N times, interleaved, each shows its median run, and their ratio is also printed attempt by
-attempt (this machine's speed drifts within minutes; upstream runs once).
+and the floor run N times, interleaved (every other attempt runs the floor first), each shows its median run,
+and their ratio is also printed attempt by attempt (this machine's speed drifts within minutes; upstream runs once).
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ def main() -> None:
         if args.skip_dolma_sql:
             continue
         ours_runs, floor_runs = [], []
-        for _ in range(max(1, args.repeat)):
+
+        def run_ours() -> None:
             shutil.rmtree(corpus_dir / "attributes" / sql_name, ignore_errors=True)
             ours = measure([*dolma_sql_cmd(), *common_args, "--experiment", sql_name, "--ignore_existing"], cwd=corpus_dir)
             note = ""
@@ -108,7 +109,15 @@ def main() -> None:
                 note = "attributes equal" if not diff else f"DIFFERENT: {diff}"
             ours_runs.append(Row.of(f"dolma-sql {label}", ours, info, note=note))
             shutil.rmtree(corpus_dir / "attributes" / sql_name, ignore_errors=True)
+
+        def run_floor() -> None:
             floor_runs.append(floor_row(f"floor {label}", FLOOR_KINDS[case], info, args.processes))
+
+        for attempt in range(max(1, args.repeat)):
+            # every other attempt runs the floor first, so that this machine's drift in speed within an
+            # attempt moves the attempts' ratios both ways rather than one
+            for step in (run_ours, run_floor) if attempt % 2 == 0 else (run_floor, run_ours):
+                step()
         differing = [run for run in ours_runs if run.note.startswith("DIFFERENT")]  # shown whichever attempt it was
         rows += [differing[0] if differing else median_run(ours_runs), median_run(floor_runs)]
         if len(ours_runs) > 1:

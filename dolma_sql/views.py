@@ -405,9 +405,9 @@ def _add_tagger_function(connection: duckdb.DuckDBPyConnection, function: str) -
     try:
         tagging.register_duckdb_functions(connection, [name])
     except Exception as failure:  # a broken tagger must not take the corpus views down with it
-        from rich.console import Console
+        from dolma_sql.runtime.progress import warn
 
-        Console(stderr=True).print(f"[yellow]warning:[/] tagger SQL function {name} unavailable: {failure}", highlight=False)
+        warn(f"tagger SQL function {name} unavailable: {failure}")
         return False
     return True
 

@@ -191,17 +191,20 @@ PROBE_TAGGER = '''
 import multiprocessing, sys
 from dolma_sql.tagging import Spans, tagger
 
-@tagger("process_probe", types=["in_worker", "cli_imported"])
+@tagger("process_probe", types=["in_worker", "cli_imported", "display_imported"])
 def process_probe(batch):
     in_worker = float(multiprocessing.parent_process() is not None)
     cli = float("dolma_sql.cli" in sys.modules)
-    return {"in_worker": Spans.document(batch.lengths, in_worker), "cli_imported": Spans.document(batch.lengths, cli)}
+    display = float("rich" in sys.modules or "yaml" in sys.modules)
+    return {name: Spans.document(batch.lengths, value) for name, value in
+            (("in_worker", in_worker), ("cli_imported", cli), ("display_imported", display))}
 '''
 
 
-def test_workers_of_the_console_script_do_not_import_the_command_line(tmp_path):
+def test_workers_of_the_console_script_import_neither_the_command_line_nor_the_display(tmp_path):
     """Spawned workers would run the ``dolma-sql`` script again (the CLI, typer, rich) unless it passes
-    for a package's ``__main__``; with an allocator to preload, every unit runs in a worker."""
+    for a package's ``__main__``; and a worker, which only counts progress, needs neither rich (the caller
+    draws it) nor yaml (the caller reads the config). With an allocator to preload, every unit runs in a worker."""
     script = shutil.which("dolma-sql")
     assert script, "the dolma-sql console script is not installed (pip install .)"
     write_corpus(tmp_path, files=3)
@@ -217,4 +220,4 @@ def test_workers_of_the_console_script_do_not_import_the_command_line(tmp_path):
         for row in read_rows(path):
             for key, spans in row["attributes"].items():
                 scores.setdefault(key.rsplit("__", 1)[1], set()).add(spans[0][2])
-    assert scores == {"in_worker": {1.0}, "cli_imported": {0.0}}, "every unit ran in a worker, none of which imported the CLI"
+    assert scores == {"in_worker": {1.0}, "cli_imported": {0.0}, "display_imported": {0.0}}, "every unit ran in a worker, none of which imported the CLI, rich or yaml"

@@ -26,7 +26,7 @@ import msgspec
 from dolma_sql import storage
 from dolma_sql.config.stat import StatConfig
 from dolma_sql.runtime import Executor, Ledger, run_units
-from dolma_sql.runtime.progress import console
+from dolma_sql.runtime.progress import warn
 from dolma_sql.analyzer.attribute_file import StatUnit, summarize_file
 from dolma_sql.analyzer.histogram import DETAIL_STEPS, DetailedSummary, Summary, Tracker
 from dolma_sql.storage import urls
@@ -68,7 +68,7 @@ def analyze(config: StatConfig, *, executor: Executor) -> list[DetailedSummary]:
 def attribute_files(patterns: list[str]) -> list[str]:
     """The attribute files of dolma's ``attributes`` globs; a folder stands for the files in it (as in dolma)."""
     expanded = [urls.join(pattern, "*") if _is_folder(pattern) else pattern for pattern in patterns]
-    return urls.expand_globs(expanded, config_path="attributes", warn=lambda message: console.print(f"warning: {message}", highlight=False))
+    return urls.expand_globs(expanded, config_path="attributes", warn=warn)
 
 
 def _is_folder(url: str) -> bool:

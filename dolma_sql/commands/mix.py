@@ -13,7 +13,7 @@ from dolma_sql.help import config_command
 from dolma_sql.runtime.executors import executor_of
 from dolma_sql.config.mix import MixerConfig
 from dolma_sql.errors import ConfigError
-from dolma_sql.runtime.progress import console
+from dolma_sql.runtime.progress import console, warn
 
 if TYPE_CHECKING:
     from dolma_sql.mixer import MixResult
@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
         executor = executor_of(config)
         # workers started on entry import the mixer (DuckDB, Arrow, Polars) while this process imports it and compiles the recipe
         executor.prepare("dolma_sql.mixer.impact" if dry_run else "dolma_sql.mixer.write")
-        options = {"executor": executor, "allow_missing_attributes": allow_missing_attributes, "warn": _warn}
+        options = {"executor": executor, "allow_missing_attributes": allow_missing_attributes, "warn": warn}
         with executor:
             from dolma_sql import mixer
 
@@ -87,7 +87,3 @@ def _explain(config: MixerConfig) -> None:
             out.print(Syntax(plan.sql, "sql"))
         else:
             typer.echo(f"{header}\n{plan.sql};")
-
-
-def _warn(message: str) -> None:
-    console.print(f"[yellow]warning:[/] {message}", highlight=False)

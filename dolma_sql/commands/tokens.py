@@ -25,13 +25,13 @@ if TYPE_CHECKING:  # the tokenizer stack is imported when the command runs, not 
 def tokenize(config: TokensConfig) -> TokensResult:
     """Run ``config`` as the command line does (on the executor it asks for) and print a summary."""
     from dolma_sql import tokenizer
-    from dolma_sql.runtime.progress import console
+    from dolma_sql.runtime.progress import console, warn
 
     started = time.perf_counter()
     executor = executor_of(config)
     executor.prepare(tokenizer.__name__)
     with executor:
-        result = tokenizer.run(config, executor=executor, warn=lambda message: console.print(f"[yellow]warning:[/] {message}"))
+        result = tokenizer.run(config, executor=executor, warn=warn)
     if config.dryrun:
         console.print(config)
         console.print(f"dry run: {result.files:,} files would be tokenized into {result.groups:,} groups")

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgspec
-import yaml
 
 from dolma_sql.errors import ConfigError
 
@@ -35,6 +34,8 @@ _INTERPOLATION = re.compile(r"\$\{([^${}]+)\}")
 
 def read_config_file(path: str) -> dict:
     """Parse a JSON or YAML config file into a dict (YAML is a superset of the JSON dolma uses)."""
+    import yaml  # only where a config file is read: never in a worker
+
     try:
         with open(path, encoding="utf-8") as handle:
             data = yaml.safe_load(handle)

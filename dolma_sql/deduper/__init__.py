@@ -20,7 +20,7 @@ from dolma_sql.config.dedupe import DeduperConfig
 from dolma_sql.deduper.plan import FileJob, lineage_url, plan_files, settings_of, work_folder, writing_of
 from dolma_sql.deduper.report import Report, print_report, write_report
 from dolma_sql.runtime import Executor
-from dolma_sql.runtime.progress import console
+from dolma_sql.runtime.progress import warn
 from dolma_sql.storage import urls
 
 __all__ = ["DeduperConfig", "Report", "plan_files", "print_report", "run"]
@@ -33,7 +33,7 @@ def run(config: DeduperConfig, *, executor: Executor, quiet: bool = False) -> Re
 
     started = time.perf_counter()
     configs = partition_configs(config)
-    plans = [plan_files(part, warn=_warn if index == 0 else None) for index, part in enumerate(configs)]
+    plans = [plan_files(part, warn=warn if index == 0 else None) for index, part in enumerate(configs)]
     for part, jobs in zip(configs, plans):
         _check_destinations(part, jobs)
     if len(configs) > 1:
@@ -75,7 +75,3 @@ def _check_destinations(config: DeduperConfig, jobs: list[FileJob]) -> None:
         folders.setdefault(urls.parent(config.report), "report")
     for folder, where in folders.items():
         storage.check_writable(folder, where=where)
-
-
-def _warn(message: str) -> None:
-    console.print(f"[yellow]warning:[/] {message}", highlight=False)

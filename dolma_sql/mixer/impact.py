@@ -13,13 +13,10 @@ estimates: text bytes / 4, the usual ratio for English with BPE tokenizers.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-from rich.console import Console
-from rich.measure import Measurement
-from rich.table import Table
-from rich.text import Text
 
 from dolma_sql import storage
 from dolma_sql.config.mix import MixerConfig, StreamConfig
@@ -31,6 +28,10 @@ from dolma_sql.mixer.plan import ShardTask
 from dolma_sql.mixer.shard import queried_batches
 from dolma_sql.runtime import Counters
 from dolma_sql.spans import SpanEdits, apply_spans
+
+if TYPE_CHECKING:  # rich draws the report in the caller; the workers that count never import it
+    from rich.console import Console
+    from rich.table import Table
 
 BYTES_PER_TOKEN = 4
 
@@ -180,6 +181,9 @@ UNLIMITED_WIDTH = 1 << 20
 def print_report(report: dict, console: Console | None = None) -> None:
     """One table per stream. Nothing the user reads is cut: when the rules' expressions do not fit
     beside the numbers (an 80-column terminal), the table names the rules and lists them in full below it."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
     console = console or Console()
     for stream in report["streams"]:
         rules = [(rule["rule"], rule["expression"]) for rule in stream["filters"]] + [(span["rule"], span["span"]) for span in stream["span_replacement"]]
@@ -194,6 +198,9 @@ def print_report(report: dict, console: Console | None = None) -> None:
 
 
 def _report_table(stream: dict, *, with_expressions: bool) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
     total = max(stream["in"]["documents"], 1)
     table = Table(title=f"stream {stream['stream']}: {stream['in']['documents']:,} documents, ~{stream['in']['tokens_estimate']:,} tokens in")
     table.add_column("rule", no_wrap=True)

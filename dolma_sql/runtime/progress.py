@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+if TYPE_CHECKING:
+    from rich.console import Console
 
-console = Console(stderr=True)
+    console: Console
 
 REPORT_SECONDS = 0.5
 """How often a worker sends what it has read to the caller."""
@@ -51,10 +52,32 @@ def report_to(sink: Callable[[dict], None]) -> None:
     _sink = sink
 
 
+def __getattr__(name: str) -> Any:
+    """``console``: the commands' one console, on standard error."""
+    if name != "console":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _console()
+
+
+def warn(message: str) -> None:
+    """A warning of any command, on the console (``warning: …``, one line however long)."""
+    _console().print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
+
+
+@cache
+def _console() -> Console:
+    """Made when first used: a worker process, which only counts, never imports rich."""
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
 class RunProgress:
     """The one progress display of every command (disabled when quiet or when there is nothing to do)."""
 
     def __init__(self, label: str, *, units: int, total_bytes: int, quiet: bool) -> None:
+        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -63,7 +86,7 @@ class RunProgress:
             TextColumn("{task.fields[documents]:,.0f} docs · {task.fields[rate]:,.0f} docs/s"),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
-            console=console,
+            console=_console(),
             disable=quiet or not units,
             transient=False,
         )

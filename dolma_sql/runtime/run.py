@@ -9,7 +9,7 @@ from typing import Any
 from dolma_sql.errors import DolmaSqlError
 from dolma_sql.runtime.executor import Counters, Executor, U
 from dolma_sql.runtime.ledger import Ledger
-from dolma_sql.runtime.progress import RunProgress, console
+from dolma_sql.runtime import progress
 
 SKIPPED = "units_skipped"
 """The counter of units the ledger had finished before this run."""
@@ -40,7 +40,7 @@ def run_units(
         todo = list(units) if ledger is None or redo else ledger.unfinished(units)
         totals: Counters = {SKIPPED: len(units) - len(todo)} if len(todo) < len(units) else {}
         errors: list[DolmaSqlError] = []
-        display = RunProgress(label, units=len(todo), total_bytes=sum(_size(unit) for unit in todo), quiet=quiet)
+        display = progress.RunProgress(label, units=len(todo), total_bytes=sum(_size(unit) for unit in todo), quiet=quiet)
         with display:
             for unit, result in executor.map_unordered(fn, todo):
                 if isinstance(result, BaseException):
@@ -56,7 +56,7 @@ def run_units(
                 display.unit_done(_size(unit), result)
     if errors:
         if len(errors) > 1:
-            console.print(f"[red]{len(errors)} units failed; the first error follows. Finished units are kept, rerun to resume.")
+            progress.console.print(f"[red]{len(errors)} units failed; the first error follows. Finished units are kept, rerun to resume.")
         raise errors[0]
     return totals
 

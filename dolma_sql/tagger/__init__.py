@@ -13,7 +13,7 @@ from dolma_sql import storage
 from dolma_sql.config.tag import TagConfig
 from dolma_sql.runtime import Counters, Executor, run_units
 from dolma_sql.runtime.profiling import profiled
-from dolma_sql.runtime.progress import console
+from dolma_sql.runtime.progress import warn
 from dolma_sql.tagger.plan import output_folders, plan_units
 from dolma_sql.tagger.plugins import import_tagger_modules
 from dolma_sql.tagger.registry import check_taggers
@@ -34,7 +34,7 @@ def run(config: TagConfig, *, executor: Executor, quiet: bool = False) -> Counte
     """
     import_tagger_modules(config.tagger_modules)
     check_taggers(config.tagger_names(), config.model_options())
-    units = plan_units(config, warn=_warn)
+    units = plan_units(config, warn=warn)
     for folder in output_folders(units):
         storage.check_writable(folder, where="destination" if config.destination is not None else "documents")
     ledger = tag_ledger(config, units)
@@ -43,7 +43,3 @@ def run(config: TagConfig, *, executor: Executor, quiet: bool = False) -> Counte
         return run_units(
             tag_file, units, executor=executor, label="tag", ledger=ledger, redo=config.ignore_existing, quiet=quiet, on_result=recording_every_file(ledger)
         )
-
-
-def _warn(message: str) -> None:
-    console.print(f"[yellow]warning:[/] {message}", highlight=False)

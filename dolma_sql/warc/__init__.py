@@ -44,6 +44,7 @@ def run(config: WarcConfig, *, executor: Executor, quiet: bool = False, warn: Ca
     """
     from dolma_sql import storage
     from dolma_sql.runtime import Ledger, run_units
+    from dolma_sql.runtime.progress import warn as progress_warn
     from dolma_sql.storage import urls
     from dolma_sql.warc.extraction import close_extractors
     from dolma_sql.warc.linearizers import require_linearizer
@@ -51,7 +52,7 @@ def run(config: WarcConfig, *, executor: Executor, quiet: bool = False, warn: Ca
     from dolma_sql.warc.unit import convert_file
 
     started = time.perf_counter()
-    warn = warn or _warn
+    warn = warn or progress_warn
     require_linearizer(config.linearizer)
     added = resolve_added(config)
     settings = WarcSettings(
@@ -119,7 +120,3 @@ def _warning_when_empty(warn: Callable[[str], None]) -> Callable[[WarcUnit, Coun
     return check
 
 
-def _warn(message: str) -> None:
-    from dolma_sql.runtime.progress import console
-
-    console.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)

@@ -152,3 +152,12 @@ def test_the_command_line_exits_without_a_final_cycle_collection():
     assert result.returncode == 0, result.stderr
     frozen = int(result.stdout.rsplit("frozen objects:", 1)[1])
     assert frozen > 1000
+
+
+def test_a_warning_is_written_as_it_is():
+    """Warnings name paths and globs, whose brackets rich would read as markup (and drop, or fail on)."""
+    code = ("from dolma_sql.runtime.progress import warn\n"
+            "warn('no file matches documents/part-[ab]*.gz')\nwarn('a [/] in a message')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == ["warning: no file matches documents/part-[ab]*.gz", "warning: a [/] in a message"]

@@ -60,8 +60,11 @@ def __getattr__(name: str) -> Any:
 
 
 def warn(message: str) -> None:
-    """A warning of any command, on the console (``warning: …``, one line however long)."""
-    _console().print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
+    """A warning of any command, on the console (``warning: …``, one line however long). The message is
+    written as it is: the paths and globs in it (``part-[0-9].gz``) are no markup."""
+    from rich.markup import escape
+
+    _console().print(f"[yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True)
 
 
 @cache

@@ -14,7 +14,6 @@ import sys
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from dolma_sql.runtime.tuning import exiting_without_cycle_collection, tune_runtime
@@ -23,6 +22,7 @@ tune_runtime()  # before any command module imports DuckDB, Polars or NumPy
 
 import dolma_sql.commands  # noqa: E402
 from dolma_sql.errors import DolmaSqlError  # noqa: E402
+from dolma_sql.runtime import progress  # noqa: E402
 
 app = typer.Typer(
     name="dolma-sql",
@@ -68,7 +68,7 @@ def main() -> None:
     try:
         app()
     except DolmaSqlError as error:
-        Console(stderr=True).print(f"[bold red]error:[/] {escape(str(error))}", markup=True, highlight=False, soft_wrap=True)
+        progress.console.print(f"[bold red]error:[/] {escape(str(error))}", markup=True, highlight=False, soft_wrap=True)
         sys.exit(1)
     finally:
         exiting_without_cycle_collection()

@@ -118,5 +118,3 @@ def _warning_when_empty(warn: Callable[[str], None]) -> Callable[[WarcUnit, Coun
             warn(f"{unit.source}: no usable record ({read} response/resource records" + (f"; skipped: {skipped}" if skipped else "") + "); its documents file is empty")
 
     return check
-
-

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -17,6 +18,12 @@ CONFORMANCE = SHARED / "conformance" / "dolma-669f534"
 RAY_FIXTURES = {"ray_cluster", "ray_nodes"}
 
 
+def ray_folder(fixture: str, pid: int | None = None) -> Path:
+    """Where the Ray cluster of a Ray fixture of test process ``pid`` (this one by default) keeps its sockets and
+    logs: short, as Ray's socket paths must fit in 107 bytes."""
+    return Path("/tmp") / f"{fixture.replace('_', '-')}-{pid or os.getpid()}"
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Groups for pytest-xdist's ``--dist loadgroup`` (``pyproject.toml``): a module runs whole on one worker, so its
@@ -27,6 +34,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = item.module.__name__
         item.add_marker(pytest.mark.xdist_group("ray" if module in on_ray else module))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched) -> None:
+    """A test worker process died (pytest-xdist): its failure report says how the process ended and how the Ray
+    logs of its clusters end (a crashed worker leaves its clusters' folders behind), so that CI's log explains it."""
+    popen = getattr(getattr(getattr(getattr(report, "node", None), "gateway", None), "_io", None), "popen", None)
+    if popen is None:
+        return
+    try:
+        code = popen.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        code = None
+    ended = "is still running" if code is None else f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with {code}"
+    lines = [str(report.longrepr), f"the worker process {popen.pid} {ended}"]
+    for fixture in sorted(RAY_FIXTURES):
+        logs = ray_folder(fixture, popen.pid) / "session_latest" / "logs"
+        for log in [*logs.glob(f"python-core-driver-*_{popen.pid}.log"), logs / "raylet.out", logs / "gcs_server.out"]:
+            if log.exists():
+                entries = [line for line in log.read_text(errors="replace").splitlines() if line.startswith("[")]  # no state dumps
+                lines += [f"--- the end of {log}", *entries[-20:]]
+    report.longrepr = "\n".join(lines)
 
 
 def find_oracle() -> Path | None:
@@ -90,7 +119,7 @@ def ray_cluster(tmp_path_factory, s3_server):
     from services import RAY_ENVIRONMENT, start_ray_head
 
     os.environ.update(RAY_ENVIRONMENT)
-    folder = Path("/tmp") / f"ray-{os.getpid()}"  # short: Ray's socket paths must fit in 107 bytes
+    folder = ray_folder("ray_cluster")
     cluster = start_ray_head(folder, cpus=2, python_path=[str(REPO / "tests")])
     yield cluster
     cluster.stop()
@@ -113,7 +142,7 @@ def ray_nodes(tmp_path_factory, s3_server):
     from ray.cluster_utils import Cluster
 
     node = {"num_cpus": 1, "node_ip_address": "127.0.0.1", "object_store_memory": 100 * 2**20}
-    folder = Path("/tmp") / f"ray-nodes-{os.getpid()}"  # short: Ray's socket paths must fit in 107 bytes
+    folder = ray_folder("ray_nodes")
     # the cluster is only for the tests that name its address: it does not become the machine's default
     # cluster (/tmp/ray/ray_current_cluster, which another process's ray.init() would join), nor unset one
     with mock.patch.object(ray._private.utils, "write_ray_address"):

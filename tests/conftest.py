@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -18,9 +20,13 @@ CONFORMANCE = SHARED / "conformance" / "dolma-669f534"
 RAY_FIXTURES = {"ray_cluster", "ray_nodes"}
 
 
-def ray_folder(fixture: str, pid: int | None = None) -> Path:
-    """Where the Ray cluster of a Ray fixture of test process ``pid`` (this one by default) keeps its sockets and
-    logs: short, as Ray's socket paths must fit in 107 bytes."""
+SERVICE_FIXTURES = {"s3_server", *RAY_FIXTURES}
+
+
+def service_folder(fixture: str, pid: int | None = None) -> Path:
+    """Where the service of ``fixture`` started by test process ``pid`` (this one by default) keeps its data, sockets
+    and logs: named by the process, so that what a dead test worker left running can be found; short, as Ray's
+    socket paths must fit in 107 bytes."""
     return Path("/tmp") / f"{fixture.replace('_', '-')}-{pid or os.getpid()}"
 
 
@@ -39,7 +45,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched) -> None:
     """A test worker process died (pytest-xdist): its failure report says how the process ended and how the Ray
-    logs of its clusters end (a crashed worker leaves its clusters' folders behind), so that CI's log explains it."""
+    logs of its clusters end, so that CI's log explains it; the services it started, which outlive it, are stopped."""
     popen = getattr(getattr(getattr(getattr(report, "node", None), "gateway", None), "_io", None), "popen", None)
     if popen is None:
         return
@@ -50,12 +56,45 @@ def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched) -> 
     ended = "is still running" if code is None else f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with {code}"
     lines = [str(report.longrepr), f"the worker process {popen.pid} {ended}"]
     for fixture in sorted(RAY_FIXTURES):
-        logs = ray_folder(fixture, popen.pid) / "session_latest" / "logs"
+        logs = service_folder(fixture, popen.pid) / "session_latest" / "logs"
         for log in [*logs.glob(f"python-core-driver-*_{popen.pid}.log"), logs / "raylet.out", logs / "gcs_server.out"]:
             if log.exists():
                 entries = [line for line in log.read_text(errors="replace").splitlines() if line.startswith("[")]  # no state dumps
                 lines += [f"--- the end of {log}", *entries[-20:]]
+    stopped = stop_services_of(popen.pid)
+    lines.append(f"stopped {len(stopped)} processes of its services" if stopped else "it left no service running")
     report.longrepr = "\n".join(lines)
+
+
+def stop_services_of(pid: int) -> list[int]:
+    """Kill the services that test process ``pid`` started (their command lines name the services' folders) with
+    what they started (their descendants, and the process groups of those started in a session of their own), and
+    remove the folders; returns the pids killed."""
+    import psutil
+
+    folders = [service_folder(fixture, pid) for fixture in sorted(SERVICE_FIXTURES)]
+    names_a_folder = re.compile("|".join(re.escape(str(folder)) + r"(?![0-9])" for folder in folders))
+    everything = list(psutil.process_iter(["cmdline"]))
+    services = [process for process in everything if names_a_folder.search(" ".join(process.info["cmdline"] or ()))]
+    groups = {process.pid for process in services if _group_of(process.pid) == process.pid}
+    doomed = {*services, *(process for process in everything if _group_of(process.pid) in groups)}
+    for service in services:
+        with contextlib.suppress(psutil.Error):
+            doomed.update(service.children(recursive=True))
+    for process in doomed:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    psutil.wait_procs(doomed, timeout=10)
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+    return sorted(process.pid for process in doomed)
+
+
+def _group_of(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
 
 
 def find_oracle() -> Path | None:
@@ -97,11 +136,12 @@ def conformance(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def s3_server(tmp_path_factory):
+def s3_server():
     """A SeaweedFS S3 gateway on loopback for the whole session; the AWS variables point every client at it."""
     from services import start_s3_server
 
-    server = start_s3_server(tmp_path_factory.mktemp("seaweedfs"))
+    folder = service_folder("s3_server")
+    server = start_s3_server(folder)
     saved = {key: os.environ.get(key) for key in server.environment}
     os.environ.update(server.environment)
     yield server
@@ -111,15 +151,16 @@ def s3_server(tmp_path_factory):
         else:
             os.environ[key] = value
     server.stop()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
-def ray_cluster(tmp_path_factory, s3_server):
+def ray_cluster(s3_server):
     """A Ray head node with 2 CPUs on loopback; its workers see the S3 server and can import the tests' helpers."""
     from services import RAY_ENVIRONMENT, start_ray_head
 
     os.environ.update(RAY_ENVIRONMENT)
-    folder = ray_folder("ray_cluster")
+    folder = service_folder("ray_cluster")
     cluster = start_ray_head(folder, cpus=2, python_path=[str(REPO / "tests")])
     yield cluster
     cluster.stop()
@@ -127,7 +168,7 @@ def ray_cluster(tmp_path_factory, s3_server):
 
 
 @pytest.fixture(scope="module")
-def ray_nodes(tmp_path_factory, s3_server):
+def ray_nodes(s3_server):
     """A simulated Ray cluster of 3 nodes with 1 CPU each (``ray.cluster_utils.Cluster``) on loopback, for tests
     whose units must land on different nodes; its processes see this checkout and the tests' helpers."""
     from services import RAY_ENVIRONMENT
@@ -142,7 +183,7 @@ def ray_nodes(tmp_path_factory, s3_server):
     from ray.cluster_utils import Cluster
 
     node = {"num_cpus": 1, "node_ip_address": "127.0.0.1", "object_store_memory": 100 * 2**20}
-    folder = ray_folder("ray_nodes")
+    folder = service_folder("ray_nodes")
     # the cluster is only for the tests that name its address: it does not become the machine's default
     # cluster (/tmp/ray/ray_current_cluster, which another process's ray.init() would join), nor unset one
     with mock.patch.object(ray._private.utils, "write_ray_address"):

@@ -1,13 +1,18 @@
-"""The real services the scale-out tests stand on come up on loopback, answer, and listen nowhere else."""
+"""The real services the scale-out tests stand on come up on loopback, answer, and listen nowhere else; a test
+worker that dies is reported with how it ended, and the services it started do not outlive it."""
 
 from __future__ import annotations
 
 import ipaddress
 import os
+import re
+import subprocess
+import sys
 
 import psutil
 from executor_helpers import square
 
+from conftest import REPO, service_folder
 from dolma_sql import storage
 from dolma_sql.runtime import run_units
 from dolma_sql.runtime.ray import RayExecutor
@@ -56,3 +61,17 @@ def test_the_s3_server_listens_on_loopback_only_and_sends_no_telemetry(s3_server
 def test_the_ray_head_listens_on_loopback_only(ray_cluster):
     addresses = listening_addresses(ray_cluster.process.pid)
     assert addresses and all(map(on_loopback, addresses)), addresses
+
+
+def test_a_test_worker_that_dies_is_reported_with_how_it_ended_and_its_services_are_stopped(tmp_path):
+    (tmp_path / "test_dies.py").write_text("import os, signal\n\ndef test_dies(s3_server):\n    os.kill(os.getpid(), signal.SIGKILL)\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "conftest", "-n", "1", "--max-worker-restart=0", "-p", "no:cacheprovider", "test_dies.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(REPO / "tests")},
+    )
+    worker = re.search(r"the worker process (\d+) was killed by SIGKILL\n", run.stdout)
+    assert worker, run.stdout[-3000:]
+    assert re.search(r"stopped [1-9]\d* processes of its services", run.stdout), run.stdout[-3000:]
+    folder = service_folder("s3_server", int(worker.group(1)))
+    assert not folder.exists()
+    assert not [process for process in psutil.process_iter(["cmdline"]) if str(folder) in " ".join(process.info["cmdline"] or ())]

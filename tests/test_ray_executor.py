@@ -67,6 +67,35 @@ def test_a_bug_in_a_unit_is_raised_without_retries(executor, tmp_path):
     assert attempts(str(tmp_path), "bug") == 1
 
 
+
+BUG_RUNS = """
+import sys
+from dolma_sql.runtime.ray import RayExecutor
+from ray_helpers import FlakyUnit, flaky
+
+address, folder, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with RayExecutor(address) as executor:
+    for run in range(runs):
+        try:
+            list(executor.map_unordered(flaky, [FlakyUnit(f"bug-{run}", folder, failures=99, error="bug")]))
+        except ValueError:
+            continue
+        sys.exit(f"run {run} did not raise the bug")
+"""
+
+
+def test_a_bug_stops_the_run_and_leaves_the_driver_running(ray_cluster, tmp_path):
+    """Ray aborts a driver that cancels a task whose outcome has just arrived (about one run in twenty cancelled
+    the failed task): the executor cancels only the tasks that have not finished. A driver process of its own runs
+    the failing unit 100 times, so that an abort fails this test, not the process running the tests."""
+    driver = subprocess.run(
+        [sys.executable, "-c", BUG_RUNS, ray_cluster.address, str(tmp_path), "100"],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests")])},
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert driver.returncode == 0, driver.stderr[-3000:]
+    assert len(list(tmp_path.iterdir())) == 100, "each run's unit ran once"
+
 def test_what_counts_as_transient():
     def raised_from(cause: BaseException, error: BaseException) -> BaseException:
         try:

@@ -174,14 +174,14 @@ class RayExecutor(Executor):
                 if now - relayed >= POLL_SECONDS:
                     self._relay_progress(ray)
                     relayed = now
-                for ref, (outcome, unreported) in zip(done, _outcomes(ray, done, pending)):
+                finished = [pending.pop(ref) for ref in done]
+                for unit, (outcome, unreported) in zip(finished, _outcomes(ray, done, finished)):
                     if unreported:
                         progress.advance(**unreported)
-                    yield pending.pop(ref), outcome
+                    yield unit, outcome
             self._relay_progress(ray)
         except BaseException:  # Ctrl-C, a bug in a unit, or a caller that stopped listening
-            for ref in pending:
-                ray.cancel(ref, force=True)
+            _cancel_unfinished(ray, list(pending))
             raise
 
     def _relay_progress(self, ray: Any) -> None:
@@ -202,12 +202,23 @@ Outcome = tuple[Counters | DolmaSqlError, dict | None]
 """What a task returns: the unit's counters or user error, and the progress its worker had not reported yet."""
 
 
-def _outcomes(ray: Any, done: list, pending: dict) -> list[Outcome]:
-    """The outcomes of finished tasks, in one call to Ray unless one of them failed."""
+def _outcomes(ray: Any, done: list, units: list) -> list[Outcome]:
+    """The outcomes of finished tasks (``units`` are theirs), in one call to Ray unless one of them failed."""
     try:
         return ray.get(done)
     except ray.exceptions.RayError:
-        return [_outcome(ray, ref, pending[ref]) for ref in done]
+        return [_outcome(ray, ref, unit) for ref, unit in zip(done, units)]
+
+
+def _cancel_unfinished(ray: Any, refs: list) -> None:
+    """Cancel the tasks that have not finished. A finished task is never cancelled: Ray aborts the driver
+    (``Tried to complete task that was not pending``) when a task is cancelled just after its outcome
+    arrived, before Ray has recorded it as complete. (A task that finishes during the cancel can still meet
+    that race in Ray; it needs a run that is already stopping.)"""
+    if refs:
+        _, unfinished = ray.wait(refs, num_returns=len(refs), timeout=0, fetch_local=False)
+        for ref in unfinished:
+            ray.cancel(ref, force=True)
 
 
 def _outcome(ray: Any, ref: Any, unit: Any) -> Outcome:

@@ -67,7 +67,6 @@ def test_a_bug_in_a_unit_is_raised_without_retries(executor, tmp_path):
     assert attempts(str(tmp_path), "bug") == 1
 
 
-
 BUG_RUNS = """
 import sys
 from dolma_sql.runtime.ray import RayExecutor
@@ -95,6 +94,7 @@ def test_a_bug_stops_the_run_and_leaves_the_driver_running(ray_cluster, tmp_path
     )  # fmt: skip
     assert driver.returncode == 0, driver.stderr[-3000:]
     assert len(list(tmp_path.iterdir())) == 100, "each run's unit ran once"
+
 
 def test_what_counts_as_transient():
     def raised_from(cause: BaseException, error: BaseException) -> BaseException:

@@ -87,13 +87,6 @@ class WarcConfig(Config):
             raise ConfigError(f"must be 0 (no limit) or a number of seconds, got {self.time_limit}", path="time_limit")
         if self.added is not None:
             parse_added(self.added)
-        from dolma_sql.tagger.registry import check_taggers
-
-        for stage in ("pre", "post"):
-            try:
-                check_taggers(getattr(self, stage).taggers)
-            except ConfigError as error:
-                raise ConfigError(error.message, path=f"{stage}.taggers", hint=error.hint) from None
         return self
 
 

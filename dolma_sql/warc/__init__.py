@@ -54,6 +54,7 @@ def run(config: WarcConfig, *, executor: Executor, quiet: bool = False, warn: Ca
     started = time.perf_counter()
     warn = warn or progress_warn
     require_linearizer(config.linearizer)
+    _check_taggers(config)
     added = resolve_added(config)
     settings = WarcSettings(
         source_name=str(config.source_name),
@@ -81,6 +82,18 @@ def run(config: WarcConfig, *, executor: Executor, quiet: bool = False, warn: Ca
     finally:
         close_extractors()  # the units this process ran left one idle
     return WarcResult(counters, added, time.perf_counter() - started, units)
+
+
+def _check_taggers(config: WarcConfig) -> None:
+    """The pre and post taggers are registered ones; an error names the stage's option."""
+    from dolma_sql.errors import ConfigError
+    from dolma_sql.tagger.registry import check_taggers
+
+    for stage in ("pre", "post"):
+        try:
+            check_taggers(getattr(config, stage).taggers)
+        except ConfigError as error:
+            raise ConfigError(error.message, path=f"{stage}.taggers", hint=error.hint) from None
 
 
 def resolve_added(config: WarcConfig) -> str:

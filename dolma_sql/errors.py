@@ -54,6 +54,10 @@ class OutputError(DolmaSqlError):
     """An output cannot be written (disk full, no permission, read-only); ``path`` is the output."""
 
 
+class WorkerDiedError(DolmaSqlError):
+    """A worker process was killed (a signal, the out-of-memory killer) before its unit finished; a rerun resumes."""
+
+
 class CompileError(DolmaSqlError):
     """A filter or span expression cannot be parsed or is not supported.
 

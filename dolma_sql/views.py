@@ -33,7 +33,7 @@ from sqlglot.tokens import TokenType
 
 from dolma_sql import storage
 from dolma_sql.errors import ConfigError, DolmaSqlError, InputError
-from dolma_sql.formats.lines import decode_object, head_lines, iter_line_batches, raise_first_malformed
+from dolma_sql.formats.lines import LineBatch, decode_object, head_lines, iter_line_batches, raise_first_malformed
 from dolma_sql.layout import attribute_path
 from dolma_sql.storage import expand_globs, urls
 from dolma_sql.storage.remote import filesystem_of, protocol
@@ -120,9 +120,14 @@ def discover(document_globs: list[str], attribute_names: list[str] | None = None
                     path="--attributes",
                     hint=f"tag every document file for {name!r} (dolma-sql tag), or leave {name!r} out",
                 )
-        connection.register("key_sample", _key_sample(files))
+        sample = _key_sample(files)
+        connection.register("key_sample", _sample_table(sample))
         try:
-            kinds = _run(connection, render(load_sql("views_keys"))).fetchall()
+            kinds = connection.sql(render(load_sql("views_keys"))).fetchall()
+        except duckdb.Error as error:
+            for batch in sample:  # the malformed line, named as the other commands name it
+                raise_first_malformed(batch)
+            raise DolmaSqlError(str(error)) from None
         finally:
             connection.unregister("key_sample")
         found[name] = files, [(key, "spans" if is_spans else "number" if is_number else "json") for key, is_spans, is_number in kinds]
@@ -150,11 +155,13 @@ def _column_names(keys_by_set: dict[str, list[str]]) -> dict[tuple[str, str], st
     return columns
 
 
-def _key_sample(files: tuple[str, ...]) -> pa.Table:
+def _key_sample(files: tuple[str, ...]) -> list[LineBatch]:
     """The attribute lines keys are read from, in order: the whole first file, then the head of each later one."""
-    lines = [batch.lines for batch in iter_line_batches(files[0])]
-    lines += [batch.lines for batch in (head_lines(path, HEAD_BYTES) for path in files[1:]) if batch is not None]
-    joined = pa.concat_arrays(lines) if lines else pa.array([], pa.large_string())
+    return [*iter_line_batches(files[0]), *(batch for batch in (head_lines(path, HEAD_BYTES) for path in files[1:]) if batch is not None)]
+
+
+def _sample_table(sample: list[LineBatch]) -> pa.Table:
+    joined = pa.concat_arrays([batch.lines for batch in sample]) if sample else pa.array([], pa.large_string())
     return pa.table({"position": np.arange(len(joined), dtype=np.int64), "line": joined})
 
 
@@ -429,13 +436,6 @@ def widen_object_limit(connection: duckdb.DuckDBPyConnection, error: duckdb.Erro
     return True
 
 
-def _run(connection: duckdb.DuckDBPyConnection, sql: str) -> duckdb.DuckDBPyRelation:
-    try:
-        return connection.sql(sql)
-    except duckdb.Error as error:
-        raise DolmaSqlError(str(error)) from None
-
-
 def explain_error(error: duckdb.Error, corpus: Corpus | None, connection: duckdb.DuckDBPyConnection) -> DolmaSqlError:
     """A user-facing error for a failed query on ``connection``: DuckDB's message, or the exact misaligned or malformed line."""
     message = str(error)
@@ -485,11 +485,11 @@ def find_misalignment(corpus: Corpus) -> InputError | None:
                 attr_id = decode(attr_line).id if attr_line is not None else None
                 if doc_id != attr_id or doc_line is None or attr_line is None:
                     what = (
-                        f"has id {attr_id!r} but {doc_path}:{number} has id {doc_id!r}"
+                        f"has {_id_text(attr_id)} but {doc_path}:{number} has {_id_text(doc_id)}"
                         if doc_line is not None and attr_line is not None
-                        else f"ends before {doc_path}, whose line {number} has id {doc_id!r}"
+                        else f"ends before {doc_path}, whose line {number} has {_id_text(doc_id)}"
                         if attr_line is None
-                        else f"has id {attr_id!r} but {doc_path} ends at line {number - 1}"
+                        else f"has {_id_text(attr_id)} but {doc_path} ends at line {number - 1}"
                     )
                     return InputError(
                         f"attribute line is not aligned with its document: {what}",
@@ -498,3 +498,7 @@ def find_misalignment(corpus: Corpus) -> InputError | None:
                         hint=f"re-create attributes/{attribute_set.name} from these documents (dolma-sql tag), or leave it out",
                     )
     return None
+
+
+def _id_text(value: str | int | None) -> str:
+    return "no id" if value is None else f"id {value!r}"

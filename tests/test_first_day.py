@@ -185,3 +185,7 @@ def test_tag_profile_writes_the_costliest_functions_to_its_output(tmp_path):
     assert printed.returncode == 0 and "Ordered by: internal time" in printed.stdout  # no output: standard output, as dolma's help says
     wrong = run_cli([*args, "--profile.enable", "--profile.sort_key", "speed"], cwd=tmp_path)
     assert wrong.returncode == 1 and "profile.sort_key" in wrong.stderr and "cumulative" in wrong.stderr
+    (tmp_path / "file").write_text("not a folder")
+    unwritable = run_cli([*args, "--profile.enable", "--profile.output", str(tmp_path / "file" / "prof.txt"), "--experiment", "late"], cwd=tmp_path)
+    assert unwritable.returncode == 1 and unwritable.stderr.startswith("error: profile.output:") and "not writable" in unwritable.stderr
+    assert not (tmp_path / "corpus" / "attributes" / "late").exists()  # checked before any file was tagged

@@ -59,6 +59,14 @@ def test_cli_writes_json_report(conformance):
     assert "kept" in result.stdout
     report = json.loads((conformance / "report.json").read_text())
     assert report["streams"][0]["kept"]["documents"] == 6
+    unwritable = subprocess.run(
+        [sys.executable, "-P", "-m", "dolma_sql", "-c", "tests/config/mixer.json", "mix", "--dry-run", "--report", "tests/config/mixer.json/report.json"],
+        cwd=conformance,
+        capture_output=True,
+        text=True,
+    )
+    assert unwritable.returncode == 1 and unwritable.stderr.startswith("error: --report:") and "not writable" in unwritable.stderr
+    assert "kept" not in unwritable.stdout  # refused before the work, not after it
 
 
 def _write_jsonl_gz(path, rows) -> None:

@@ -5,6 +5,7 @@ lines asked for across its batch boundaries."""
 from __future__ import annotations
 
 import gzip
+import io
 import re
 
 import pytest
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from dolma_sql.errors import InputError
 from dolma_sql.formats.lines import iter_line_batches, open_reader, read_decompressed
 from dolma_sql.mixer.shard import LineCursor
+from dolma_sql.storage.codecs import bytes_after_gzip
 
 LINES = st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=40), max_size=30)
 COMPRESSORS = {"jsonl": lambda data: data, "jsonl.gz": gzip.compress, "jsonl.zst": zstandard.ZstdCompressor().compress}
@@ -58,16 +60,33 @@ def test_gzip_members_are_read_in_turn(tmp_path):
         assert reader.read() == b'{"a": 1}\n{"a": 2}\n{"a": 3}\n'
 
 
-@pytest.mark.parametrize("damage", ["truncated", "corrupt"])
-def test_damaged_gzip_is_an_error_naming_the_file(tmp_path, damage):
+@pytest.mark.parametrize(("damage", "said"), [("truncated", "end-of-stream"), ("corrupt", "cannot decompress"), ("appended", "13 bytes after the end")])
+def test_damaged_gzip_is_an_error_naming_the_file(tmp_path, damage, said):
     data = gzip.compress("".join(f'{{"id": "{i}", "text": "{i * 7919}"}}\n' for i in range(2000)).encode())
-    data = data[: len(data) // 2] if damage == "truncated" else data[:20] + bytes(b ^ 0x5A for b in data[20:60]) + data[60:]
+    damaged = {
+        "truncated": lambda: data[: len(data) // 2],
+        "corrupt": lambda: data[:20] + bytes(b ^ 0x5A for b in data[20:60]) + data[60:],
+        "appended": lambda: data + gzip.compress(b'{"id": "more"}\n') + b"not gzip data",  # after a complete second member
+    }[damage]()
     path = tmp_path / "part.jsonl.gz"
-    path.write_bytes(data)
+    path.write_bytes(damaged)
     for read in (lambda: list(iter_line_batches(str(path))), lambda: read_decompressed(str(path))):
         with pytest.raises(InputError, match="cannot decompress") as error:
             read()
-        assert error.value.path == str(path)
+        assert error.value.path == str(path) and said in error.value.message
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    members=st.lists(st.binary(max_size=3000), min_size=1, max_size=4),
+    tail=st.binary(max_size=40).filter(lambda tail: not tail.startswith(b"\x1f")),  # no start of another member
+    cut=st.integers(1, 30),
+    chunk=st.integers(1, 64),
+)
+def test_bytes_after_gzip_are_what_follows_the_last_member(members, tail, cut, chunk):
+    data = b"".join(gzip.compress(member) for member in members)
+    assert bytes_after_gzip(io.BytesIO(data + tail), chunk) == len(tail)
+    assert bytes_after_gzip(io.BytesIO(data[:-cut]), chunk) == 0  # ends inside a member: truncated, nothing after it
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -123,6 +123,16 @@ def test_mismatched_ids_name_both_files_line_and_ids(tmp_path):
     assert_nothing_written(tmp_path)
 
 
+def test_a_document_without_an_id_is_named_not_its_attribute_file(tmp_path):
+    docs = [dict(r) for r in DOCS]
+    del docs[1]["id"]
+    corpus(tmp_path, docs, {"a": ATTRS})
+    with pytest.raises(InputError, match="document has no 'id'") as error:
+        run(recipe(tmp_path, **KEEP_HIGH))
+    assert error.value.path.endswith("documents/0.jsonl") and error.value.line == 2
+    assert_nothing_written(tmp_path)
+
+
 def test_int_and_string_ids_do_not_match(tmp_path):
     attrs = [dict(r) for r in ATTRS]
     attrs[0]["id"] = 0
@@ -149,6 +159,16 @@ def test_missing_attribute_set_is_an_error_unless_allowed(tmp_path):
     assert "'nope'" in str(error.value) and "--allow-missing-attributes" in str(error.value)
     result = run(path, allow_missing_attributes=True)
     assert result.totals["documents_kept"] == 2
+
+
+def test_a_misspelled_attribute_set_is_one_error_before_any_shard(tmp_path):
+    """Found while planning, from the first documents file: no warning about its keys first, no shard written."""
+    corpus(tmp_path, DOCS, {"a": ATTRS})
+    path = recipe(tmp_path, filter={"include": ["$.attributes[?(@.score[0][2] >= 0.5)]"]}, attributes=["nope"])
+    result = subprocess.run([sys.executable, "-P", "-m", "dolma_sql", "mix", str(path)], capture_output=True, text=True)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: ") and "attribute set 'nope' has no file for these documents" in result.stderr, result.stderr
+    assert_nothing_written(tmp_path)
 
 
 @pytest.mark.parametrize("attributes", [[1], "score", None, "missing"])
@@ -263,7 +283,7 @@ def test_interrupted_shard_leaves_no_final_file_and_rerun_completes(tmp_path, mo
     monkeypatch.setattr(write, "mix_batch", crash)
     with pytest.raises(InputError, match="simulated"):
         run(path)
-    assert not [p for p in os.listdir(tmp_path / "out") if not p.startswith(".")]
+    assert not (tmp_path / "out").exists()  # no final file, nor the folder the run made
     monkeypatch.setattr(write, "mix_batch", original)
     result = run(path)
     assert result.totals["documents_kept"] == 2
@@ -367,4 +387,5 @@ def test_errors_in_a_later_batch_name_their_line(tmp_path, monkeypatch, bad_line
         with pytest.raises(InputError) as error:
             run(recipe(root, **stream))
         assert error.value.line == bad_line and expected in str(error.value), (case, str(error.value))
+        assert case != "jq" or "guard such a step with `?`" in error.value.hint
         assert_nothing_written(root)

@@ -5,6 +5,7 @@ the driver; Ray stays an optional extra that a local run never imports."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -216,3 +217,25 @@ def test_a_missing_ray_is_a_clear_error_with_the_install_command(mix_recipe):
     assert "executor.kind: the ray executor needs Ray, which is not installed" in result.stderr
     assert 'pip install "dolma-sql[ray]"' in result.stderr and "Traceback" not in result.stderr
     assert not (mix_recipe / "out").exists(), "before any work"
+
+
+def test_an_address_where_no_cluster_answers_is_one_error_at_once(mix_recipe):
+    """Ray itself would retry for minutes, printing only its own warnings."""
+    with socket.socket() as probe:  # a loopback port that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    result = subprocess.run(
+        [sys.executable, "-P", "-m", "dolma_sql", "mix", "recipe.yaml", "--executor", "ray"],
+        cwd=mix_recipe, env={**os.environ, "PYTHONPATH": str(REPO), "RAY_ADDRESS": address}, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"error: RAY_ADDRESS: no Ray cluster answers at {address}"), result.stderr
+    assert "ray start --head" in result.stderr and not (mix_recipe / "out").exists()
+
+
+def test_fewer_units_than_the_cluster_has_cpus_are_said_once(ray_cluster, capsys):
+    """tokens makes as many units as --processes says, whatever the cluster: an idle cluster is not left unsaid."""
+    with RayExecutor(ray_cluster.address) as executor:
+        for _ in range(2):
+            assert run_units(square, [3], executor=executor, label="test", quiet=True)["sum_of_squares"] == 9
+    assert capsys.readouterr().err.count("1 unit of work for a cluster of 2 CPUs: 1 of them stay idle") == 1

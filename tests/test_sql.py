@@ -287,22 +287,59 @@ def test_sql_errors_show_duckdb_message_without_traceback(corpus):
     assert "Traceback" not in result.stderr
 
 
-def test_misaligned_attributes_name_both_files_the_line_and_both_ids(corpus, tmp_path):
-    root = tmp_path / "c"
+def one_file_with_attributes(corpus: Path, root: Path, edit) -> Path:
+    """The corpus's first document file under ``root``, with its ``lengths`` attribute lines as ``edit`` (a
+    function of the list of raw lines) leaves them; the attribute file's path."""
     (root / "documents").mkdir(parents=True)
     first = sorted((corpus / "documents").glob("*.jsonl.gz"))[0]
     (root / "documents" / first.name).write_bytes(first.read_bytes())
-    lines = read_jsonl(corpus / "attributes" / "lengths" / first.name)
-    lines[4], lines[5] = lines[5], lines[4]
-    bad = root / "attributes" / "lengths" / first.name
-    bad.parent.mkdir(parents=True)
-    with gzip.open(bad, "wt") as handle:
-        handle.writelines(json.dumps(line) + "\n" for line in lines)
-    result = cli(["sql", "-d", str(root / "documents/*.gz"), "SELECT count(*) FROM attributes"])
+    lines = gzip.decompress((corpus / "attributes" / "lengths" / first.name).read_bytes()).splitlines()
+    attributes = root / "attributes" / "lengths" / first.name
+    attributes.parent.mkdir(parents=True)
+    attributes.write_bytes(gzip.compress(b"\n".join(edit(lines)) + b"\n"))
+    return attributes
+
+
+def test_misaligned_attributes_name_both_files_the_line_and_both_ids(corpus, tmp_path):
+    bad = one_file_with_attributes(corpus, tmp_path, lambda lines: [*lines[:4], lines[5], lines[4], *lines[6:]])
+    swapped = [json.loads(line)["id"] for line in gzip.decompress(bad.read_bytes()).splitlines()[4:6]]
+    result = cli(["sql", "-d", str(tmp_path / "documents/*.gz"), "SELECT count(*) FROM attributes"])
     assert result.returncode == 1 and "Traceback" not in result.stderr
     message = " ".join(result.stderr.split())
-    assert f"{bad}:5" in message and str(root / "documents" / first.name) in message
-    assert lines[4]["id"] in message and lines[5]["id"] in message
+    assert f"{bad}:5" in message and str(tmp_path / "documents" / bad.name) in message
+    assert swapped[0] in message and swapped[1] in message
+
+
+def test_an_attribute_file_longer_than_its_documents_is_an_error(corpus, tmp_path):
+    """A line past the last document cannot be dropped silently: the query fails naming it."""
+    attributes = one_file_with_attributes(corpus, tmp_path, lambda lines: [*lines, lines[0]])
+    result = cli(["sql", "-d", str(tmp_path / "documents/*.gz"), "SELECT count(*) FROM attributes"])
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{attributes}:101: attribute line is not aligned" in " ".join(result.stderr.split()), result.stderr
+    assert "ends at line 100" in result.stderr
+
+
+def test_a_malformed_attribute_line_is_named_when_the_views_are_made(corpus, tmp_path):
+    """The attribute keys are read before any query: a malformed line there is named as the other commands name it."""
+    attributes = one_file_with_attributes(corpus, tmp_path, lambda lines: [*lines[:7], b"{oops", *lines[8:]])
+    result = cli(["sql", "-d", str(tmp_path / "documents/*.gz"), "SELECT count(*) FROM documents"])
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{attributes}:8: malformed JSON" in " ".join(result.stderr.split()), result.stderr
+
+
+def test_an_output_that_cannot_be_a_file_is_one_clear_error_before_the_query(corpus, tmp_path):
+    documents = str(corpus / "documents/*.jsonl.gz")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file").write_text("not a folder")
+    for output, expected in ((tmp_path / "folder", "is a folder"), (tmp_path / "file" / "result.csv", "is not writable")):
+        result = cli(["sql", "-d", documents, "--format", "csv", "--output", str(output), "SELECT id FROM documents"])
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert result.stderr.startswith("error: --output:") and expected in result.stderr, result.stderr
+    assert os.listdir(tmp_path / "folder") == [] and sorted(os.listdir(tmp_path)) == ["file", "folder"]
+    nested = tmp_path / "new" / "deeper" / "result.csv"
+    made = cli(["sql", "-d", documents, "--format", "csv", "--output", str(nested), "SELECT count(*) AS n FROM documents"])
+    assert made.returncode == 0, made.stderr
+    assert nested.read_text().split() == ["n", "300"]
 
 
 def test_missing_attribute_file_is_a_config_error(corpus, tmp_path):

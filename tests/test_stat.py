@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 import math
 import subprocess
 import sys
@@ -147,6 +149,17 @@ def test_attributes_that_are_not_span_lists_are_named_with_file_and_line(conform
     assert result.returncode == 1 and "Traceback" not in result.stderr
     message = " ".join(result.stderr.split())
     assert f"attributes/{attribute_set}/000.json.gz:{line}:" in message and found in message
+
+
+def test_a_malformed_line_is_named_past_lines_without_attributes(tmp_path):
+    """A line with no ``attributes`` adds nothing and is no error; the malformed line after it is the one named."""
+    lines = [b'{"id": "0", "attributes": {"a": [[0, 3, 1.0]]}}', b'{"id": "1"}', b'{"id": "2", "attributes": {"a": []}}', b"{oops"]
+    (tmp_path / "attributes.jsonl.gz").write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    result = cli(["stat", "--attributes", str(tmp_path / "attributes.jsonl.gz")])
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    message = " ".join(result.stderr.split())
+    assert f"{tmp_path / 'attributes.jsonl.gz'}:4: malformed JSON" in message, message
+    assert "each line must be one JSON object" in message and "--attributes globs" not in message
 
 
 def test_several_globs_and_a_folder_are_accepted(conformance, tmp_path):

@@ -56,8 +56,12 @@ def test_globs_listing_and_relative_paths_agree_across_filesystems(root):
     assert urls.relative(urls.common_parent(found[:2]), root) == "a"
     assert storage.listdir(storage.join(root, "a")) == ["1.jsonl", "deep", "skip.txt"]
     assert storage.listdir(storage.join(root, "missing")) == []
+    warned: list[str] = []
     with pytest.raises(ConfigError, match="no files match"):
-        storage.expand_globs([storage.join(root, "*.nothing")], config_path="documents")
+        storage.expand_globs([storage.join(root, "*.nothing")], config_path="documents", warn=warned.append)
+    assert warned == []  # the error says it: no warning before it
+    storage.expand_globs([storage.join(root, "*.nothing"), storage.join(root, "b", "*")], config_path="documents", warn=warned.append)
+    assert warned == [f"documents: no file matches {storage.join(root, '*.nothing')!r}"]
 
 
 def test_a_failed_write_leaves_nothing_under_the_final_name_nor_a_temp_file(root, tmp_path):
@@ -130,5 +134,8 @@ def test_an_unwritable_folder_is_refused_before_any_work(tmp_path):
     with pytest.raises(ConfigError, match="not writable") as error:
         storage.check_writable(str(blocker / "out"), where="destination")
     assert error.value.path == "destination"
+    (tmp_path / "old").mkdir()
+    storage.check_writable(str(tmp_path / "old"), where="destination")
     storage.check_writable(str(tmp_path / "new" / "folder"), where="destination")
-    assert [p.name for p in (tmp_path / "new" / "folder").iterdir()] == []
+    assert [p.name for p in (tmp_path / "old").iterdir()] == []  # the probe is gone
+    assert not (tmp_path / "new").exists()  # so are the folders it made: a run stopped before its outputs leaves no trace

@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import socket
 import uuid
 from pathlib import Path
 
 import fsspec
+import msgspec
 import pytest
 
 from dolma_sql.config import load_config
@@ -16,6 +18,7 @@ from dolma_sql.config.tokens import TokensConfig
 from dolma_sql.errors import ConfigError
 from dolma_sql.runtime import SerialExecutor
 from dolma_sql.runtime.local import LocalExecutor
+from dolma_sql.runtime.lock import Holder
 from dolma_sql.tokenizer import run
 from runtime_helpers import kill_at_random_points, no_temp_files, output_contents, run_cli, timed_run
 from tokens_helpers import GPT_NEO, LLAMA, TOKENIZERS, tokens, write_corpus
@@ -117,3 +120,17 @@ def test_unwritable_destination_is_one_clear_error(corpus, tmp_path):
     assert result.returncode == 1
     assert result.stderr.startswith("error: destination:") and "not writable" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_destination_holding_only_the_lock_of_a_killed_run_needs_no_resume(corpus, tmp_path):
+    """A run killed before its first group finished leaves only its run lock: that is no output, so a plain
+    rerun runs (without ``--resume``), takes the dead run's lock over and writes what a clean run writes."""
+    args = groups_args(str(corpus / "*.jsonl.gz"), str(tmp_path / "killed"))
+    ledger = tmp_path / "killed" / ".dolma-sql"
+    ledger.mkdir(parents=True)
+    dead = Holder("tokens", pid=2**22 + 1, host=socket.gethostname(), started=0.0)  # above Linux's largest pid
+    (ledger / "tokens.lock").write_bytes(msgspec.json.encode(dead))
+    result = run_cli(["tokens", *args], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert run_cli(["tokens", *groups_args(str(corpus / "*.jsonl.gz"), str(tmp_path / "clean"))], tmp_path).returncode == 0
+    assert part_files(tmp_path / "killed") == part_files(tmp_path / "clean")

@@ -336,6 +336,16 @@ def test_config_errors():
         config_from({"documents": ["x"], "destination": ["y"], "source_name": "s", "added": "yesterday"}, WarcConfig)
 
 
+def test_an_unwritable_rejects_folder_is_named_as_rejects(tmp_path):
+    """Checked before any work, as the destination is (under a regular file: root ignores permissions)."""
+    shutil.copy(SAMPLES / "sample-0001.warc.gz", tmp_path)
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(ConfigError) as raised:
+        convert([str(tmp_path / "sample-0001.warc.gz")], tmp_path / "out", rejects=str(tmp_path / "file" / "rejects"))
+    assert raised.value.path == "rejects" and "not writable" in raised.value.message
+    assert not (tmp_path / "out").exists()
+
+
 def test_existing_destination_resumes_and_the_cli_reports(tmp_path):
     shutil.copy(SAMPLES / "sample-0001.warc.gz", tmp_path)
     args = ["warc", "--documents", "sample-0001.warc.gz", "--destination", "out", "--source_name", "s", "--added", ADDED]

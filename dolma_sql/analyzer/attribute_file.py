@@ -18,7 +18,7 @@ import pyarrow.json
 
 from dolma_sql import storage
 from dolma_sql.errors import InputError
-from dolma_sql.formats.lines import LineBatch, iter_line_batches, line_bytes
+from dolma_sql.formats.lines import LineBatch, decode_object, iter_line_batches, line_bytes
 from dolma_sql.analyzer.histogram import Tracker
 
 MEASURES = ("score", "length")
@@ -128,21 +128,28 @@ def _span_values(spans: pa.Array, name: str, batch: LineBatch) -> tuple[np.ndarr
 
 
 class _AttributeLine(msgspec.Struct):
-    attributes: dict[str, list[tuple[int, int, float]]]
+    attributes: dict[str, list[tuple[int, int, float]]] = {}  # a line without attributes adds nothing, as in the batch read
 
 
 def _bad_line(batch: LineBatch) -> InputError | None:
-    """The batch's first line that is not ``{"attributes": {name: [[start, end, score], ...]}}`` (only on the error path)."""
+    """The batch's first line that is not JSON, or not ``{"attributes": {name: [[start, end, score], ...]}}`` (only on
+    the error path)."""
     decode = msgspec.json.Decoder(_AttributeLine).decode
     for offset, line in enumerate(batch.lines.to_pylist()):
+        number = batch.first_line + offset
         try:
             decode(line)
-        except msgspec.DecodeError as error:
+        except msgspec.ValidationError as error:
             return InputError(
                 f"not an attribute line of span lists: {error}",
                 path=batch.path,
-                line=batch.first_line + offset,
+                line=number,
                 hint="stat reads attribute files whose values are lists of (start, end, score) spans; "
                 "leave out attribute sets with other values (narrow the --attributes globs)",
             )
+        except msgspec.DecodeError:
+            try:
+                decode_object(line, path=batch.path, line=number)
+            except InputError as error:
+                return error
     return None

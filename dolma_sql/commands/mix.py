@@ -40,6 +40,10 @@ def register(app: typer.Typer) -> None:
         if explain:
             _explain(config)
             return
+        if dry_run and report:
+            from dolma_sql.storage import check_writable, urls
+
+            check_writable(urls.parent(report), where="--report")  # before the work, not after it
         executor = executor_of(config)
         # workers started on entry import the mixer (DuckDB, Arrow, Polars) while this process imports it and compiles the recipe
         executor.prepare("dolma_sql.mixer.impact" if dry_run else "dolma_sql.mixer.write")

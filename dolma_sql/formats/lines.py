@@ -20,7 +20,7 @@ from dolma_sql import storage
 from dolma_sql.errors import InputError
 from dolma_sql.formats.nesting import decode_each, naming_the_line
 from dolma_sql.runtime import progress
-from dolma_sql.storage.codecs import DECODER_ERRORS, codec_of, decompressed_reader
+from dolma_sql.storage.codecs import DECODER_ERRORS, bytes_after_gzip, codec_of, decompressed_reader
 
 BATCH_BYTES = 8 << 20
 """Decompressed bytes per line batch, for every command: large enough to amortise Arrow/DuckDB calls, small
@@ -184,11 +184,26 @@ def _decompressing(path: str) -> Iterator[None]:
     try:
         yield
     except DECODER_ERRORS as error:
+        extra = _bytes_after_gzip(path) if codec_of(path) == "gz" else 0
+        if extra:
+            raise InputError(
+                f"cannot decompress: {extra:,} bytes after the end of its gzip data are not gzip data",
+                path=path,
+                hint="the file was appended to or damaged after it was written: remove what follows the gzip data, or write it again",
+            ) from error
         raise InputError(
             f"cannot decompress ({error})",
             path=path,
             hint="check that the file is complete and that its extension matches its compression",
         ) from error
+
+
+def _bytes_after_gzip(path: str) -> int:
+    try:
+        with storage.open_input(path) as raw:
+            return bytes_after_gzip(raw)
+    except Exception:  # only a better message is at stake: the decoder's own stands
+        return 0
 
 
 def _to_batch(path: str, first_line: int, buffer: np.ndarray, ends: np.ndarray) -> LineBatch:

@@ -14,6 +14,7 @@ import numpy as np
 
 from dolma_sql import layout, storage
 from dolma_sql.config.mix import MixerConfig, StreamConfig
+from dolma_sql.errors import InputError
 from dolma_sql.formats.lines import head_lines
 from dolma_sql.spans import split_template
 from dolma_sql.text import UNICODE_WHITESPACE
@@ -128,7 +129,7 @@ def plan_shards(
             )
         else:
             shards = layout.plan_unshuffled(files, output_dir=stream.output.path, document_dir=stream.document_dir)
-        _warn_missing_keys(plan, files[0], warn)
+        _check_first_attribute_files(plan, files[0], allow_missing=allow_missing_attributes, warn=warn)
         tasks.extend(ShardTask(plan, shard, allow_missing_attributes, config.work_dir.output, config.work_dir.input) for shard in shards)
     return tasks
 
@@ -140,28 +141,40 @@ class _AttributeKeys(msgspec.Struct):
 _decode_attribute_keys = msgspec.json.Decoder(_AttributeKeys).decode
 
 
-def _warn_missing_keys(plan: StreamPlan, first_file: str, warn: Callable[[str], None]) -> None:
-    """Warn about referenced attribute keys that the first lines of the stream's first attribute files lack.
+def _check_first_attribute_files(plan: StreamPlan, first_file: str, *, allow_missing: bool, warn: Callable[[str], None]) -> None:
+    """Before any shard starts: an attribute set with no file for the stream's first document file is an error
+    (unless ``allow_missing``), as its shard would find; referenced attribute keys that the first lines of the
+    first attribute files lack are a warning.
 
-    Absence is legal (a filter on a missing key simply never matches), but it is usually a
-    typo, so say which keys exist. The check runs before any shard starts, so it decodes only the
-    keys (with msgspec: a DuckDB connection and query would cost more than the check).
+    A missing key is legal (a filter on it simply never matches), but it is usually a typo, so say which keys
+    exist. Only the keys are decoded (with msgspec: a DuckDB connection and query would cost more than the check).
     """
     stream = plan.stream
-    if not plan.attribute_keys or not stream.attributes:
-        return
     available: set[str] = set()
     for name in stream.attributes:
         path = layout.attribute_path(first_file, name, document_dir=stream.document_dir)
-        batch = head_lines(path, KEY_SAMPLE_BYTES) if storage.exists(path) else None
+        if not storage.exists(path):
+            if not allow_missing:
+                raise missing_attribute_file(name, path, first_file, plan.index)
+            continue
+        batch = head_lines(path, KEY_SAMPLE_BYTES) if plan.attribute_keys else None
         for line in batch.lines.to_pylist() if batch is not None else []:
             try:
                 available.update(_decode_attribute_keys(line).attributes)
             except (msgspec.DecodeError, RecursionError):  # a malformed or too deep line is reported, with its number, when its shard runs
                 continue
-    missing = sorted(plan.attribute_keys - available)
+    missing = sorted(plan.attribute_keys - available) if stream.attributes else []
     if missing:
         warn(
             f"streams[{plan.index}]: filter keys {missing} are in none of the first lines of the attribute files of {first_file}; "
             f"available keys: {sorted(available)}"
         )
+
+
+def missing_attribute_file(name: str, expected: str, documents: str, index: int) -> InputError:
+    """The error for a documents file whose attribute file of set ``name`` is missing."""
+    return InputError(
+        f"attribute set {name!r} has no file for these documents (expected {expected})",
+        path=documents,
+        hint=f"run the tagger/deduper that writes {name!r}, fix streams[{index}].attributes, or pass --allow-missing-attributes to mix without it",
+    )

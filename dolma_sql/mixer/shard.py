@@ -23,7 +23,7 @@ from dolma_sql import layout, storage
 from dolma_sql.errors import InputError
 from dolma_sql.formats.lines import LineBatch, decode_object, iter_line_batches
 from dolma_sql.mixer.finite import check_finite
-from dolma_sql.mixer.plan import ShardTask
+from dolma_sql.mixer.plan import ShardTask, missing_attribute_file
 from dolma_sql.runtime import progress
 
 DOCUMENT_BATCH_BYTES = 3 << 20
@@ -167,12 +167,7 @@ def aligned_batches(path: str, task: ShardTask, *, count_progress: bool = False)
         elif task.allow_missing_attributes:
             cursors.append(None)
         else:
-            raise InputError(
-                f"attribute set {name!r} has no file for these documents (expected {attribute_path})",
-                path=path,
-                hint=f"run the tagger/deduper that writes {name!r}, fix streams[{task.plan.index}].attributes, "
-                "or pass --allow-missing-attributes to mix without it",
-            )
+            raise missing_attribute_file(name, attribute_path, path, task.plan.index)
     lines_seen = 0
     for batch in iter_line_batches(
         path, codec=stream.input_codec(), batch_bytes=DOCUMENT_BATCH_BYTES, count_progress=count_progress, staging=task.input_staging,
@@ -241,6 +236,11 @@ class LineCursor:
         return self._lines.peek()
 
 
+JQ_FAILURE_HINT = (
+    "jq stops, as upstream's does, at error(...) or where a step meets a value it cannot take (`.name` on an array or "
+    "a string, `.[0]` on an object, arithmetic on null); guard such a step with `?` (`.name?`) or a default (`// 0`)"
+)
+
 _JQ_FAILURE = re.compile(r"^(?:.*?Error: )?(?P<message>.*failed on the document) at row (?P<row>\d+)", re.S)
 
 
@@ -259,7 +259,8 @@ def _explain_query_failure(task: ShardTask, error: Exception) -> None:
             except duckdb.Error as batch_error:
                 failure = _JQ_FAILURE.match(str(batch_error))
                 if failure:
-                    raise InputError(failure.group("message"), path=batch.path, line=batch.first_line + int(failure.group("row"))) from None
+                    line = batch.first_line + int(failure.group("row"))
+                    raise InputError(failure.group("message"), path=batch.path, line=line, hint=JQ_FAILURE_HINT) from None
                 diagnose(batch, attribute_lines, task, None)  # a line DuckDB cannot parse
                 raise batch_error from None
             finally:
@@ -294,6 +295,13 @@ def diagnose(batch: LineBatch, attribute_lines: list, task: ShardTask, row: int 
                     path=attribute_path,
                     line=line,
                     hint="attribute lines look like {\"id\": ..., \"attributes\": {...}}",
+                )
+            if "id" not in document:
+                raise InputError(
+                    "document has no 'id', so its attribute lines cannot be matched to it",
+                    path=batch.path,
+                    line=line,
+                    hint="every document needs an 'id' field (tag and dedupe refuse a document without one)",
                 )
             if record.get("id") != document.get("id") or type(record.get("id")) is not type(document.get("id")):
                 raise InputError(

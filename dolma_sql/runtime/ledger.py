@@ -38,11 +38,15 @@ class Ledger:
     """Which units of ``command`` with ``options`` are finished; a unit is known by its ``key``, its main output's URL.
 
     ``parts`` maps a key to the part of the options that shapes only its outputs (a mix stream's
-    settings), so that editing one part redoes only the units of that part.
+    settings), so that editing one part redoes only the units of that part. ``resume`` says how a stopped run
+    of the command is finished (tokens asks for ``--resume``).
     """
 
-    def __init__(self, command: str, options: Any, *, parts: Mapping[str, Any] | None = None, rename: bool = True) -> None:
+    def __init__(
+        self, command: str, options: Any, *, parts: Mapping[str, Any] | None = None, rename: bool = True, resume: str = "rerun the same command"
+    ) -> None:
         self.command = command
+        self.resume = resume
         self.fingerprint = fingerprint(options)
         self._parts = parts or {}
         self._part_fingerprints: dict[int, str] = {}

@@ -7,11 +7,13 @@ import contextlib
 import importlib
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from dolma_sql.errors import DolmaSqlError
+from dolma_sql.errors import DolmaSqlError, WorkerDiedError
 from dolma_sql.runtime import progress
 from dolma_sql.runtime.executor import Counters, Executor, U, run_catching_user_errors
 from dolma_sql.runtime.tuning import allocator_environment, cyclic_gc_paused, exiting_without_cycle_collection, keep_freed_memory, release_freed_memory
@@ -28,6 +30,8 @@ class LocalExecutor(Executor):
     has). An ``allocator`` other than glibc's (see :func:`~dolma_sql.runtime.tuning.allocator_environment`)
     is preloaded into the workers; the caller, which cannot preload it, then runs no units.
     Every unit runs with the cycle collector paused and glibc keeping freed memory. Workers
+    ignore Ctrl-C, which a terminal sends to every process of the run: the caller stops them
+    (:func:`_stop_workers`) when it is interrupted or stops collecting for any other reason. Workers
     start as units are handed out, so never more than there are units to share (a line on
     stderr says so when that is fewer than ``processes``), and import the modules named by
     :meth:`prepare` as they start; used as a context manager the pool serves every map until it
@@ -82,8 +86,9 @@ class LocalExecutor(Executor):
         )
 
     def _submit(self, pool: ProcessPoolExecutor, fn: Callable, *args: Any) -> Future:
-        """Submit a task with the workers' environment set, since a submission may spawn a worker, which inherits it."""
-        with _environment(self.env):
+        """Submit a task with the workers' environment set and Ctrl-C held, since a submission may spawn a
+        worker, which inherits both (a blocked signal stays blocked in the new interpreter)."""
+        with _environment(self.env), _interrupts_held():
             return pool.submit(fn, *args)
 
     def map_unordered(self, fn, units):
@@ -116,26 +121,43 @@ class LocalExecutor(Executor):
             )
 
     def _collect(self, pool: ProcessPoolExecutor, fn: Callable[[U], Counters], queue: list) -> Iterator[tuple[Any, Counters | DolmaSqlError]]:
+        """The outcomes of ``queue``'s units as they finish. If the caller stops collecting before the end
+        (Ctrl-C, an error), the workers are stopped at once: their units would not be recorded anyway."""
         pending: dict[Future, Any] = {}
         queue.reverse()
         keep = 1 if self.caller_works else 0  # a unit left in the queue for the caller
         if self.caller_works:
             keep_freed_memory()
-        while queue or pending:
-            while len(queue) > keep and len(pending) < self.workers * 2:
-                unit = queue.pop()
-                pending[self._submit(pool, _run_unit, fn, unit)] = unit
-            if self.caller_works and queue:
-                unit = queue.pop()
-                yield unit, _run_unit(fn, unit)
-                done = [future for future in pending if future.done()]
-            else:
-                done, _ = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
+        try:
+            while queue or pending:
+                while len(queue) > keep and len(pending) < self.workers * 2:
+                    unit = queue.pop()
+                    pending[self._submit(pool, _run_unit, fn, unit)] = unit
+                if self.caller_works and queue:
+                    unit = queue.pop()
+                    yield unit, _run_unit(fn, unit)
+                    done = [future for future in pending if future.done()]
+                else:
+                    done, _ = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
+                self._relay_progress()
+                for future in done:
+                    unit = pending.pop(future)
+                    if isinstance(future.exception(), BrokenProcessPool):
+                        pool.shutdown(wait=True)  # its other workers are gone too
+                        self._forget(pool)
+                        yield unit, _worker_died(unit, len(pending))
+                        return  # the pool is gone with its other units; the ledger keeps the finished ones
+                    yield unit, future.result()
             self._relay_progress()
-            for future in done:
-                unit = pending.pop(future)
-                yield unit, future.result()
-        self._relay_progress()
+        except BaseException:
+            _stop_workers(pool)
+            self._forget(pool)
+            raise
+
+    def _forget(self, pool: ProcessPoolExecutor) -> None:
+        """A pool that is stopped or broken serves no later map: the next one starts a new pool."""
+        if pool is self._pool:
+            self._pool = None
 
     def _relay_progress(self) -> None:
         while self._reports is not None and not self._reports.empty():
@@ -148,6 +170,35 @@ def _run_unit(fn: Callable[[U], Counters], unit: U) -> Counters | DolmaSqlError:
             return run_catching_user_errors(fn, unit)
     finally:
         progress.flush()
+
+
+def _worker_died(unit: Any, others: int) -> DolmaSqlError:
+    """What the run reports when a worker process ends in the middle of its work (a signal, the kernel's
+    out-of-memory killer): which of the units in flight it was running is not known."""
+    beside = {0: "", 1: " (or the other unit in flight)"}.get(others, f" (or one of the {others} other units in flight)")
+    return WorkerDiedError(
+        f"a worker process ended abruptly while running this unit{beside}: it was killed, perhaps by the out-of-memory killer",
+        path=getattr(unit, "key", None) or str(unit),
+        hint="rerun the same command to resume (finished units are kept); if memory ran out, lower --processes",
+    )
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End the pool's workers mid-unit, as a kill would (what their units leave, the rerun removes), and the pool."""
+    for child in multiprocessing.active_children():  # the pools' workers: nothing else here starts processes this way
+        child.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT blocked in this thread for the block: a process it starts inherits the mask and never sees
+    Ctrl-C; here the signal waits until the block ends (or reaches another thread), so none is lost."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _worker_started(preload: tuple[str, ...], reports: Any, started: Any) -> None:

@@ -57,8 +57,9 @@ class Holder(msgspec.Struct, frozen=True):
 class _Held:
     content: bytes
     holders: int = 1
-    made_folder: bool = False
-    """The lock made its ledger folder: the folder goes with the lock when empty, so a failed run leaves no trace."""
+    made_folders: tuple[str, ...] = ()
+    """The local folders the lock made, deepest first (its ledger folder, perhaps the output folder above it): each
+    goes with the lock when it is empty, so a failed run leaves no trace."""
 
 
 _HELD: dict[str, _Held] = {}
@@ -79,11 +80,11 @@ class RunLock:
             return
         mine = msgspec.json.encode(Holder.this_process(self.command))
         folder = urls.parent(self.url)
-        makes_folder = urls.is_local(folder) and not urls.exists(folder)
+        makes_folders = tuple(commit.missing_folders(folder))
         for _ in range(CLAIM_ATTEMPTS):
             try:
                 commit.create_new(self.url, mine)
-                _HELD[self.url] = _Held(mine, made_folder=makes_folder)
+                _HELD[self.url] = _Held(mine, made_folders=makes_folders)
                 commit.remove_temps(self.url)  # of runs killed while they claimed or released it
                 return
             except FileExistsError:
@@ -121,11 +122,11 @@ class RunLock:
             return
         del _HELD[self.url]
         commit.remove_claim(self.url, held.content)
-        if held.made_folder:
+        for folder in held.made_folders:
             try:
-                os.rmdir(urls.local_path(urls.parent(self.url)))
-            except OSError:  # not empty
-                pass
+                os.rmdir(folder)
+            except OSError:  # not empty: nor are the folders above it
+                break
 
 
 def _decode(data: bytes) -> Holder | None:

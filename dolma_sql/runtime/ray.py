@@ -3,11 +3,12 @@
 One task per unit, with the unit (paths and small config objects) in and its counters out; no
 document data goes through Ray's object store. At most ``max_in_flight`` tasks are submitted at a
 time, so the driver holds what is in flight, not the whole plan. Ray retries a task whose worker
-or node was lost, and a task that failed with a transient storage or network error; a user error
-is returned as the task's value, so it is never retried and stops the run with its file and line
-as locally. Interrupting the driver cancels the tasks in flight. Workers' progress comes back with
-each unit's outcome; when units run long (no outcome for :data:`RELAY_AFTER_SECONDS`), the driver
-starts a small actor that workers send their progress to while a unit runs, and polls it.
+or node was lost; the driver submits again a unit that failed with a transient storage or network
+error; a user error is returned as the task's value, so it is never retried and stops the run with
+its file and line as locally. Interrupting the driver cancels the tasks in flight. Workers'
+progress comes back with each unit's outcome; when units run long (no outcome for
+:data:`RELAY_AFTER_SECONDS`), the driver starts a small actor that workers send their progress to
+while a unit runs, and polls it.
 
 Each run of a command is a new Ray job, whose worker processes start from scratch (Python, Ray, then
 the command's modules) and end with it: the executor asks for them as soon as it is entered, with
@@ -26,6 +27,7 @@ import importlib
 import itertools
 import os
 import pickle
+import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -52,6 +54,9 @@ TASKS_PER_CPU = 4
 MIN_IN_FLIGHT = 64
 """Tasks in flight: enough to keep every CPU busy while the driver collects results (short units are
 latency-bound), few enough that the driver's memory does not grow with the plan."""
+
+CONNECT_SECONDS = 10.0
+"""How long the driver waits for the cluster's address to answer before it says that nothing does."""
 
 RELAY_AFTER_SECONDS = 10.0
 """How long the driver waits without any outcome before it starts the progress relay: short units report
@@ -88,6 +93,7 @@ class RayExecutor(Executor):
         self._entered = False
         self._relay: Any = None
         self._relay_name = f"dolma-sql-progress-{uuid.uuid4().hex}"
+        self._said_idle = False
 
     def prepare(self, module: str) -> None:
         if module not in self.preload:
@@ -98,7 +104,25 @@ class RayExecutor(Executor):
     def __enter__(self) -> RayExecutor:
         ray = ray_module()
         if not ray.is_initialized():
-            preloaded = allocator_environment(self.allocator)  # LD_PRELOAD takes a new process: Ray's runtime env
+            self._connect(ray)
+            self._started_ray = True
+        self._entered = True
+        if self.preload:
+            self._warm_up(ray)
+        return self
+
+    def _connect(self, ray: Any) -> None:
+        """Join the cluster at :attr:`address` (or start a Ray here without one); a cluster that does not answer, or
+        refuses this driver, is one error naming the address, where Ray would retry for minutes or raise."""
+        where = "executor.address" if self.address != os.environ.get("RAY_ADDRESS") else "RAY_ADDRESS"
+        if self.address and not _answers(self.address):
+            raise ConfigError(
+                f"no Ray cluster answers at {self.address}",
+                path=where,
+                hint="start one there (ray start --head --port PORT) or fix the address; `ray status --address ADDRESS` checks it",
+            )
+        preloaded = allocator_environment(self.allocator)  # LD_PRELOAD takes a new process: Ray's runtime env
+        try:
             ray.init(
                 address=self.address,
                 runtime_env={"env_vars": preloaded} if preloaded else None,
@@ -106,11 +130,13 @@ class RayExecutor(Executor):
                 include_dashboard=False,
                 configure_logging=False,
             )
-            self._started_ray = True
-        self._entered = True
-        if self.preload:
-            self._warm_up(ray)
-        return self
+        except ConnectionError as error:
+            raise ConfigError(
+                f"the Ray cluster at {self.address} refused this driver ({error})",
+                path=where,
+                hint="Ray 2.60 clusters ask for a token unless started with RAY_AUTH_MODE=disabled: give this driver the "
+                "same RAY_AUTH_MODE (or the cluster's token) as `ray start` had",
+            ) from None
 
     def __exit__(self, *exc_info) -> None:
         self._entered = False
@@ -151,18 +177,28 @@ class RayExecutor(Executor):
     def _start_relay(self, ray: Any) -> None:
         self._relay = ray.remote(num_cpus=0)(_ProgressRelay).options(name=self._relay_name).remote()
 
+    def _say_if_idle(self, units: int, cpus: int) -> None:
+        """One line on stderr, the first time a run has fewer units than the cluster has CPUs (tokens makes as many
+        units as ``processes`` says, which the cluster's size does not change)."""
+        if units < cpus and not self._said_idle:
+            self._said_idle = True
+            work = f"{units} unit{'s' if units > 1 else ''} of work"
+            progress.console.print(f"{work} for a cluster of {cpus} CPUs: {cpus - units} of them stay idle", highlight=False)
+
     def _run(self, ray: Any, fn: Callable[[U], Counters], units) -> Iterator[tuple[U, Counters | DolmaSqlError]]:
         setup = self._setup()
-        task = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=[TransientFailure])(_task_of(fn, setup))
-        limit = self.max_in_flight or max(MIN_IN_FLIGHT, TASKS_PER_CPU * int(ray.cluster_resources().get("CPU", 1)))
+        task = ray.remote(max_retries=TASK_RETRIES)(_task_of(fn, setup))  # Ray retries a lost worker; the driver a transient error
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self._say_if_idle(len(units), cpus)
+        limit = self.max_in_flight or max(MIN_IN_FLIGHT, TASKS_PER_CPU * cpus)
         batch = max(1, min(RESULTS_PER_WAIT, limit // 4))  # a wait never holds back the refill of the queue
         queue = iter(units)
-        pending: dict[Any, Any] = {}
+        pending: dict[Any, tuple[Any, int]] = {}  # a task's unit and its attempt
         relayed = last_outcome = time.monotonic()
         try:
             while True:
                 for unit in itertools.islice(queue, limit - len(pending)):
-                    pending[task.remote(unit)] = unit
+                    pending[task.remote(unit)] = unit, 0
                 if not pending:
                     break
                 done, _ = ray.wait(list(pending), num_returns=min(len(pending), batch), timeout=POLL_SECONDS)
@@ -175,7 +211,12 @@ class RayExecutor(Executor):
                     self._relay_progress(ray)
                     relayed = now
                 finished = [pending.pop(ref) for ref in done]
-                for unit, (outcome, unreported) in zip(finished, _outcomes(ray, done, finished)):
+                for (unit, attempt), (outcome, unreported) in zip(finished, _outcomes(ray, done, [unit for unit, _ in finished])):
+                    if isinstance(outcome, _Transient):
+                        if attempt < TASK_RETRIES:  # its progress is left out: the next attempt reports its own
+                            pending[task.remote(unit)] = unit, attempt + 1
+                            continue
+                        outcome = outcome.error
                     if unreported:
                         progress.advance(**unreported)
                     yield unit, outcome
@@ -190,6 +231,18 @@ class RayExecutor(Executor):
                 progress.advance(**counts)
 
 
+def _answers(address: str) -> bool:
+    """Whether something listens at a ``HOST:PORT`` address (True for what is not one: ``auto``, ``ray://…``)."""
+    host, _, port = address.rpartition(":")
+    if not host or "://" in address or not port.isdigit():
+        return True
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError:
+        return False
+    return True
+
+
 def worker_environment() -> dict[str, str]:
     """The process settings of the local pool's workers (see :mod:`.tuning`), for Ray's workers: the
     driver's values of :data:`RUNTIME_ENVIRONMENT`, and one Polars thread per task's CPU."""
@@ -198,8 +251,9 @@ def worker_environment() -> dict[str, str]:
     return environment
 
 
-Outcome = tuple[Counters | DolmaSqlError, dict | None]
-"""What a task returns: the unit's counters or user error, and the progress its worker had not reported yet."""
+Outcome = tuple["Counters | DolmaSqlError | _Transient", dict | None]
+"""What a task returns: the unit's counters or user error (or a transient failure), and the progress its worker had
+not reported yet."""
 
 
 def _outcomes(ray: Any, done: list, units: list) -> list[Outcome]:
@@ -226,9 +280,7 @@ def _outcome(ray: Any, ref: Any, unit: Any) -> Outcome:
     storage or the cluster failed, not dolma-sql); a bug in the unit is raised."""
     try:
         return ray.get(ref)
-    except ray.exceptions.RayTaskError as error:
-        if isinstance(error.cause, TransientFailure):
-            return error.cause.error, None
+    except ray.exceptions.RayTaskError:  # a bug in the unit
         raise
     except ray.exceptions.RayError as error:  # the worker or its node was lost on every attempt
         lost = DolmaSqlError(
@@ -239,16 +291,13 @@ def _outcome(ray: Any, ref: Any, unit: Any) -> Outcome:
         return lost, None
 
 
-class TransientFailure(Exception):
-    """Raised by a task that failed with a transient error, so that Ray runs it again; ``error`` is what to
-    report once the retries are used up."""
+@dataclass(frozen=True)
+class _Transient:
+    """A task's outcome when its unit failed with a transient error: the driver runs the unit again (Ray's own retry
+    of a task that raised would print the worker's traceback at the driver); ``error`` is what to report once the
+    attempts are used up."""
 
-    def __init__(self, error: DolmaSqlError) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-    def __reduce__(self):
-        return (TransientFailure, (self.error,))
+    error: DolmaSqlError
 
 
 @dataclass(frozen=True)
@@ -275,7 +324,7 @@ def _task_of(fn: Callable[[U], Counters], setup: _WorkerSetup) -> Callable[[U], 
 
 
 def _run_task(pickled: bytes, setup: _WorkerSetup, unit: U) -> Outcome:
-    """One unit in a Ray worker: a user error is the task's value, a transient error asks Ray for a retry."""
+    """One unit in a Ray worker: a user error is the task's value, a transient error asks the driver for a retry."""
     reports = _set_up_worker(setup)
     progress.report_to(reports.send)  # this run's relay: the worker may have served other executors' runs
     fn = _unpickled(pickled)
@@ -285,7 +334,7 @@ def _run_task(pickled: bytes, setup: _WorkerSetup, unit: U) -> Outcome:
     except Exception as error:
         if is_transient(error):
             time.sleep(RETRY_PAUSE_SECONDS)
-            raise TransientFailure(_as_user_error(error, unit)) from None
+            return _Transient(_as_user_error(error, unit)), None
         if not isinstance(error, DolmaSqlError):
             raise
         outcome = error

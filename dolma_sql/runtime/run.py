@@ -41,24 +41,39 @@ def run_units(
         totals: Counters = {SKIPPED: len(units) - len(todo)} if len(todo) < len(units) else {}
         errors: list[DolmaSqlError] = []
         display = progress.RunProgress(label, units=len(todo), total_bytes=sum(_size(unit) for unit in todo), quiet=quiet)
-        with display:
-            for unit, result in executor.map_unordered(fn, todo):
-                if isinstance(result, BaseException):
-                    errors.append(result)
-                    display.unit_done(_size(unit), None)
-                    continue
-                if ledger is not None:
-                    ledger.record(unit.key, result)
-                for key, value in result.items():
-                    totals[key] = totals.get(key, 0) + value
-                if on_result is not None:
-                    on_result(unit, result)
-                display.unit_done(_size(unit), result)
+        finished = len(units) - len(todo)
+        try:
+            with display:
+                for unit, result in executor.map_unordered(fn, todo):
+                    if isinstance(result, BaseException):
+                        errors.append(result)
+                        display.unit_done(_size(unit), None)
+                        continue
+                    if ledger is not None:
+                        ledger.record(unit.key, result)
+                        finished += 1
+                    for key, value in result.items():
+                        totals[key] = totals.get(key, 0) + value
+                    if on_result is not None:
+                        on_result(unit, result)
+                    display.unit_done(_size(unit), result)
+        except (KeyboardInterrupt, RuntimeError) as error:
+            if not _interrupted(error):
+                raise
+            kept = f": {finished} of {len(units)} units finished and are kept, {ledger.resume} to resume" if ledger is not None else ""
+            progress.console.print(f"[yellow]interrupted[/]{kept}", highlight=False, soft_wrap=True)
+            raise KeyboardInterrupt from None  # the CLI ends with status 130, as for any Ctrl-C
     if errors:
         if len(errors) > 1:
-            progress.console.print(f"[red]{len(errors)} units failed; the first error follows. Finished units are kept, rerun to resume.")
+            resume = f" Finished units are kept, {ledger.resume} to resume." if ledger is not None else ""
+            progress.console.print(f"[red]{len(errors)} units failed; the first error follows.{resume}")
         raise errors[0]
     return totals
+
+
+def _interrupted(error: BaseException) -> bool:
+    """Ctrl-C: Python's, or DuckDB's (a query running when it came stops with this ``RuntimeError``)."""
+    return isinstance(error, KeyboardInterrupt) or (isinstance(error, RuntimeError) and str(error) == "Query interrupted")
 
 
 def _size(unit: Any) -> int:

@@ -48,6 +48,26 @@ def codec_named(name: str | None, *, where: str) -> str | None:
         raise ConfigError(f"unknown compression {name!r}", path=where, hint=f"use one of {', '.join(repr(n) for n in CODEC_NAMES)}") from None
 
 
+def bytes_after_gzip(raw: BinaryIO, chunk: int = 1 << 20) -> int:
+    """How many bytes of ``raw`` follow its last complete gzip member without starting another one (0 when none
+    do, or when the data ends inside a member): a decoder reports both as an unexpected end. For the error path."""
+    import zlib
+
+    member, data = zlib.decompressobj(31), b""
+    while data := data or raw.read(chunk):
+        member.decompress(data)
+        data = b""
+        if not member.eof:
+            continue
+        rest = member.unused_data
+        while len(rest) < 2 and (more := raw.read(chunk)):
+            rest += more
+        if rest and not b"\x1f\x8b".startswith(rest[:2]):
+            return len(rest) + sum(len(block) for block in iter(lambda: raw.read(chunk), b""))
+        member, data = zlib.decompressobj(31), rest
+    return 0
+
+
 def decompressed_reader(raw: BinaryIO, codec: str) -> BinaryIO:
     """A binary stream of the decompressed content of ``raw`` (which it closes when closed)."""
     if codec == "gz":

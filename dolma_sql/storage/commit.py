@@ -330,9 +330,24 @@ def check_writable(folder: str, *, where: str) -> None:
     if not remote.bucket_exists(folder):  # some stores make a bucket on the first write into it
         raise ConfigError(f"{folder!r} is not writable (no such bucket {remote.bucket_of(folder)!r})", path=where, hint="create the bucket first, or fix its name")
     probe = urls.join(folder, f".dolma-sql-write-test-{os.getpid()}-{secrets.token_hex(4)}")
+    made = missing_folders(folder)
     try:
         write_bytes(probe, b"")
         urls.remove(probe)
     except (OutputError, OSError) as error:
         reason = error.message if isinstance(error, OutputError) else (error.strerror or str(error))
         raise ConfigError(f"{folder!r} is not writable ({reason})", path=where, hint="point it at a folder you can write to") from None
+    finally:
+        for path in made:  # the probe leaves no folder behind: a run that stops before its outputs leaves no trace
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+
+
+def missing_folders(folder: str) -> list[str]:
+    """The local folders, deepest first, that writing into ``folder`` would create (none for a URL)."""
+    path = urls.local_path(folder) if urls.is_local(folder) else None
+    missing: list[str] = []
+    while path and not os.path.exists(path):
+        missing.append(path)
+        path = os.path.dirname(os.path.normpath(path))
+    return missing

@@ -261,7 +261,8 @@ def expand_globs(patterns: list[str], *, config_path: str, warn: Callable[[str],
     """
     if not patterns:
         raise ConfigError("no document paths given", path=config_path, hint="list at least one glob of document files")
-    files = list(dict.fromkeys(match for pattern in patterns for match in _warned_glob(pattern, config_path, warn)))
+    matches = {pattern: glob(pattern) for pattern in patterns}
+    files = list(dict.fromkeys(match for found in matches.values() for match in found))
     if not files:
         missing = [remote.bucket_of(p) for p in patterns if remote.is_object_store(p) and not remote.bucket_exists(p)]
         raise ConfigError(
@@ -271,11 +272,7 @@ def expand_globs(patterns: list[str], *, config_path: str, warn: Callable[[str],
             if any(is_local(p) for p in patterns)
             else "check the bucket and the path in it, and the credentials' access to them",
         )
+    for pattern, found in matches.items():
+        if not found and warn is not None:  # said only when other patterns match: else the error says it
+            warn(f"{config_path}: no file matches {pattern!r}")
     return files
-
-
-def _warned_glob(pattern: str, config_path: str, warn: Callable[[str], None] | None) -> list[str]:
-    matches = glob(pattern)
-    if not matches and warn is not None:
-        warn(f"{config_path}: no file matches {pattern!r}")
-    return matches

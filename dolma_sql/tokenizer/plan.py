@@ -58,7 +58,7 @@ def plan_tokens(config: TokensConfig, *, warn: Callable[[str], None] | None = No
         GroupUnit(group, tuple(paths), tuple(map(urls.size, paths)), part_prefix(config.destination, group, len(groups)), config)
         for group, paths in enumerate(groups)
     ]
-    ledger = Ledger("tokens", output_options(config, groups, tokenizer))
+    ledger = Ledger("tokens", output_options(config, groups, tokenizer), resume="rerun the same command with --resume")
     prepare_destination(config, ledger, units)
     return TokensPlan(len(files), len(groups), units, ledger)
 
@@ -122,7 +122,7 @@ def prepare_destination(config: TokensConfig, ledger: Ledger, units: list[GroupU
     destination = config.destination
     if urls.isfile(destination):
         raise ConfigError("destination is a file", path=destination, hint="pass a directory")
-    entries = urls.listdir(destination)
+    entries = _earlier_entries(destination)
     if entries and config.resume:
         strangers = _outputs_of_other_runs(destination, entries, ledger, units)
         if strangers:
@@ -143,6 +143,14 @@ def prepare_destination(config: TokensConfig, ledger: Ledger, units: list[GroupU
             if name.startswith("part-"):
                 urls.remove(urls.join(destination, name))
         urls.remove_tree(urls.join(destination, LEDGER_FOLDER))
+
+
+def _earlier_entries(destination: str) -> list[str]:
+    """What earlier runs left in ``destination``: its ledger folder counts once it holds a record (a run
+    killed before its first group finished leaves only its lock there, which is no output)."""
+    ledger_folder = urls.join(destination, LEDGER_FOLDER)
+    recorded = any(name.endswith(RECORD_SUFFIX) for name in urls.listdir(ledger_folder))
+    return [name for name in urls.listdir(destination) if name != LEDGER_FOLDER or recorded]
 
 
 def _outputs_of_other_runs(destination: str, entries: list[str], ledger: Ledger, units: list[GroupUnit]) -> list[str]:

@@ -70,10 +70,12 @@ def run(config: WarcConfig, *, executor: Executor, quiet: bool = False, warn: Ca
     units = plan_units(config, settings, warn=warn)
     if config.dryrun:
         return WarcResult({}, added, time.perf_counter() - started, units)
-    folders = list(dict.fromkeys(urls.parent(unit.output) for unit in units))
-    folders += list(dict.fromkeys(urls.parent(unit.rejects) for unit in units if unit.rejects))
-    for folder in folders:
-        storage.check_writable(folder, where="destination")
+    folders = {urls.parent(unit.output): "destination" for unit in units}
+    for unit in units:
+        if unit.rejects:
+            folders.setdefault(urls.parent(unit.rejects), "rejects")
+    for folder, where in folders.items():
+        storage.check_writable(folder, where=where)
     for destination in config.destination:
         storage.write_bytes(added_record(destination), added.encode())
     ledger = Ledger("warc", {"settings": settings, "rejects": config.rejects is not None})

@@ -1,8 +1,8 @@
-"""A tagger that holds the unit it runs in until the test lets it go, for the Ray fault tests.
+"""A tagger that holds the unit it runs in until the test lets it go, for the fault tests (Ray and local).
 
 A document whose id is ``pause`` names a folder in its text: the tagger writes ``pid-<its pid>``
 there and waits for a file ``go`` in it, so a test can find the worker running that unit and kill
-it, or interrupt the driver, while the unit runs. Other documents get their vowel count.
+it, or interrupt the run, while the unit runs. Other documents get their vowel count.
 """
 
 from __future__ import annotations

@@ -184,9 +184,12 @@ def _worker_died(unit: Any, others: int) -> DolmaSqlError:
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """End the pool's workers mid-unit, as a kill would (what their units leave, the rerun removes), and the pool."""
-    for child in multiprocessing.active_children():  # the pools' workers: nothing else here starts processes this way
-        child.terminate()
+    """End the pool's workers mid-unit, as a kill would (what their units leave, the rerun removes), and the pool.
+
+    Only this pool's processes: a program that calls dolma-sql may have children of its own. Python 3.11's pool
+    names them only in ``_processes`` (3.14 adds ``terminate_workers``)."""
+    for process in list((pool._processes or {}).values()):
+        process.terminate()
     pool.shutdown(wait=True, cancel_futures=True)
 
 

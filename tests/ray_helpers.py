@@ -10,6 +10,7 @@ from pathlib import Path
 
 from dolma_sql.errors import InputError, OutputError
 from dolma_sql.runtime import progress
+from dolma_sql.storage import remote
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,9 @@ def flaky(unit: FlakyUnit) -> dict[str, float]:
                 raise OutputError("cannot upload the object", path=unit.key) from None
         if unit.error == "input":
             raise InputError("malformed JSON", path=unit.key, line=3)
+        if unit.error == "denied":  # how storage reports refused credentials
+            with remote.errors(unit.key, "read"):
+                raise PermissionError(13, "Forbidden")
         raise ValueError("a bug in the unit")
     return {"units": 1, "documents": 1}
 

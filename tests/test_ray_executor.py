@@ -62,6 +62,15 @@ def test_a_transient_failure_that_outlives_the_retries_stops_the_run_naming_the_
     assert attempts(str(tmp_path), "down") == attempts(str(tmp_path), "store-down") == TASK_RETRIES + 1
 
 
+def test_a_store_that_refuses_a_worker_says_whose_settings_count(executor, tmp_path):
+    """The driver's own listing may have worked: the error says that a worker's node has settings of its own."""
+    units = [FlakyUnit("denied", str(tmp_path), failures=99, error="denied")]
+    [(_, outcome)] = list(executor.map_unordered(flaky, units))
+    assert isinstance(outcome, InputError) and "access denied" in outcome.message and outcome.path == units[0].key
+    assert "this ran on a Ray worker" in outcome.hint and "the environment `ray start` had" in outcome.hint
+    assert attempts(str(tmp_path), units[0].key) == 1, "a refusal is not retried"
+
+
 def test_a_bug_in_a_unit_is_raised_without_retries(executor, tmp_path):
     with pytest.raises(ValueError, match="a bug in the unit"):
         run_flaky(executor, [FlakyUnit("bug", str(tmp_path), failures=99, error="bug")])

@@ -40,6 +40,7 @@ from dolma_sql.runtime import progress
 from dolma_sql.runtime.executor import Counters, Executor, U
 from dolma_sql.runtime.transient import is_transient
 from dolma_sql.runtime.tuning import RUNTIME_ENVIRONMENT, allocator_environment, cyclic_gc_paused, keep_freed_memory
+from dolma_sql.storage.remote import StoreFailure
 
 TASK_RETRIES = 3
 """Attempts after the first, for a lost worker or node and for a transient error."""
@@ -54,6 +55,9 @@ TASKS_PER_CPU = 4
 MIN_IN_FLIGHT = 64
 """Tasks in flight: enough to keep every CPU busy while the driver collects results (short units are
 latency-bound), few enough that the driver's memory does not grow with the plan."""
+
+WORKER_SETTINGS = "the environment `ray start` had on that node, its ~/.aws, its instance role"
+"""Where a Ray worker's credentials and endpoint come from (the driver sends none)."""
 
 CONNECT_SECONDS = 10.0
 """How long the driver waits for the cluster's address to answer before it says that nothing does."""
@@ -332,6 +336,8 @@ def _run_task(pickled: bytes, setup: _WorkerSetup, unit: U) -> Outcome:
         with cyclic_gc_paused():
             outcome = fn(unit)
     except Exception as error:
+        if isinstance(error, StoreFailure):
+            error.hint = f"{error.hint}; this ran on a Ray worker, which reaches the store with its node's settings: {WORKER_SETTINGS}"
         if is_transient(error):
             time.sleep(RETRY_PAUSE_SECONDS)
             return _Transient(_as_user_error(error, unit)), None

@@ -38,12 +38,25 @@ UNREACHABLE_HINT = "check that the store is reachable (for s3://: AWS_ENDPOINT_U
 DENIED_HINT = "check the credentials (for s3://: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws/credentials) and their access to this path"
 
 
-class StorageReadError(InputError):
+class StoreFailure:
+    """Marks an error of the store or of the way to it (a refusal, an outage), not of the data: where it happened
+    matters, since each Ray worker reaches the store with its own node's settings."""
+
+
+class StorageReadError(InputError, StoreFailure):
     """An object store failed or could not be reached while reading (a rerun may succeed)."""
 
 
-class StorageWriteError(OutputError):
+class StorageWriteError(OutputError, StoreFailure):
     """An object store failed or could not be reached while writing (nothing appears at the output; a rerun may succeed)."""
+
+
+class ReadDenied(InputError, StoreFailure):
+    """The store refused a read (credentials, permissions)."""
+
+
+class WriteDenied(OutputError, StoreFailure):
+    """The store refused a write (credentials, permissions)."""
 
 
 def protocol(url: str) -> str:
@@ -103,7 +116,7 @@ def errors(url: str, doing: str) -> Iterator[None]:
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, _not_found(url), url) from None
     except PermissionError as error:
-        refusal = OutputError if doing == "write" else InputError
+        refusal = WriteDenied if doing == "write" else ReadDenied
         raise refusal(f"cannot {doing}: access denied ({_reason(error)})", path=url, hint=DENIED_HINT) from None
     except Exception as error:
         if not isinstance(error, OSError) and type(error).__module__.split(".")[0] not in STORE_LIBRARIES:

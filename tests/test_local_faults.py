@@ -57,7 +57,8 @@ def test_ctrl_c_stops_the_workers_at_once_with_one_line_and_the_rerun_resumes(ru
         stopped(process)
     assert process.returncode == 130, stderr[-3000:]
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr[-3000:]
-    assert "interrupted: 3 of 4 units finished and are kept, rerun the same command to resume" in stderr
+    finished = run.finished_units()  # the units the caller had recorded when the Ctrl-C came
+    assert f"interrupted: {finished} of 4 units finished and are kept, rerun the same command to resume" in stderr
     assert not (run.root / "faulted" / "attributes" / "p" / f"{PAUSED}.jsonl.gz").exists()
     run.rerun()
     assert run.outputs() == expected and not no_temp_files(run.root / "faulted")

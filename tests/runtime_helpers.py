@@ -4,6 +4,7 @@ an uninterrupted run writes; a command's outputs compared byte for byte."""
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import gzip
 import os
 import random
@@ -44,9 +45,15 @@ def output_contents(folder: Path) -> dict[str, bytes]:
     return contents
 
 
-def ledger_records(folder: Path) -> int:
-    """How many units the ledger under ``folder`` has recorded as finished."""
-    return sum(1 for path in folder.rglob("*.done") if LEDGER_FOLDER in path.parts)
+def ledger_records(folder: Path, pattern: str = "*.done") -> int:
+    """How many units the ledger under ``folder`` has recorded as finished (``pattern``: of one command)."""
+    return sum(1 for path in live_files(folder, pattern) if LEDGER_FOLDER in path.parts)
+
+
+def live_files(folder: Path, pattern: str) -> list[Path]:
+    """The files under ``folder`` whose names match ``pattern``, looked for while a run may still make folders there
+    and remove the empty ones it made (``os.walk`` passes over a folder that goes; ``Path.rglob`` raises)."""
+    return [Path(root, name) for root, _, names in os.walk(folder) for name in fnmatch.filter(names, pattern)]
 
 
 def kill_at_random_points(args: list[str], cwd: Path, *, kills: int, seed: int, clean_seconds: float, watch: Path | None = None) -> int:

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dedupe_helpers import flags, read_attributes, run, run_cli, write_corpus
+from runtime_helpers import live_files
 from dolma_sql.deduper import bloom_run
 from dolma_sql.errors import ConfigError, InputError
 
@@ -145,7 +146,7 @@ def test_sigkilled_process_resumes_to_the_same_result(tmp_path: Path) -> None:
     process = subprocess.Popen([sys.executable, "-P", "-m", "dolma_sql", "dedupe", *flags(killed, "--bloom_filter.checkpoint_seconds", "0")],
                                start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
-    while process.poll() is None and time.monotonic() < deadline and len(list((killed / "attributes").rglob("*.jsonl.gz"))) < 3:
+    while process.poll() is None and time.monotonic() < deadline and len(live_files(killed / "attributes", "*.jsonl.gz")) < 3:
         time.sleep(0.02)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()

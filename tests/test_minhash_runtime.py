@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from minhash_helpers import lineage, minhash_config, planted_corpus, run_minhash
-from runtime_helpers import LEDGER_FOLDER, cli_command, no_temp_files, output_contents, timed_run
+from runtime_helpers import cli_command, ledger_records, no_temp_files, output_contents, timed_run
 from test_dedupe_runtime import generate
 
 from dolma_sql.runtime import SerialExecutor
@@ -48,8 +48,6 @@ def test_outputs_do_not_depend_on_the_executor_or_the_order_units_finish_in(corp
     assert outputs["serial"] == outputs["shuffled"] == outputs["local"]
 
 
-def records(folder: Path, command: str) -> int:
-    return sum(1 for path in folder.rglob(f"*.{command}.*.done") if LEDGER_FOLDER in path.parts)
 
 
 STAGES = [("dedupe-minhash-signatures", 1), ("dedupe-minhash-signatures", 8), ("dedupe-minhash-lsh", 3), ("dedupe-minhash-lsh", 14),
@@ -68,7 +66,7 @@ def test_a_run_killed_in_every_stage_resumes_to_the_outputs_of_an_uninterrupted_
     killed = 0
     for command, count in STAGES:
         process = subprocess.Popen(cli_command(arguments), cwd=roots["killed"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        while process.poll() is None and records(roots["killed"], command) < count:
+        while process.poll() is None and ledger_records(roots["killed"], f"*.{command}.*.done") < count:
             time.sleep(0.005)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=rng.uniform(0, 0.5))

@@ -26,7 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 from sqlglot import exp
 
-from dolma_sql.errors import ConfigError, DolmaSqlError
+from dolma_sql.errors import DolmaSqlError
 from dolma_sql import storage
 from dolma_sql.storage import codec_of, urls
 from dolma_sql.sql import render
@@ -236,19 +236,12 @@ def export_scratch(fmt: str, output: str | None) -> Iterator[str | None]:
     if output is None and fmt == "parquet":
         raise DolmaSqlError("--format parquet needs --output FILE", hint="parquet is binary; name the file to write")
     if output is not None:
-        _check_output(output)
+        storage.check_writable_file(output, where="--output")  # before the query runs
     beside = os.path.dirname(os.path.abspath(urls.local_path(output))) if output is not None and storage.is_local(output) else None
     if beside is not None:
         os.makedirs(beside, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=beside) as scratch:
         yield scratch
-
-
-def _check_output(output: str) -> None:
-    """Fail before the query runs when ``output`` cannot be a file: a folder is there, or its folder is not writable."""
-    if urls.exists(output) and not urls.isfile(output):
-        raise ConfigError(f"{output!r} is a folder", path="--output", hint="name the file to write the result to")
-    storage.check_writable(urls.parent(output), where="--output")
 
 
 def export(

@@ -41,9 +41,9 @@ def register(app: typer.Typer) -> None:
             _explain(config)
             return
         if dry_run and report:
-            from dolma_sql.storage import check_writable, urls
+            from dolma_sql.storage import check_writable_file
 
-            check_writable(urls.parent(report), where="--report")  # before the work, not after it
+            check_writable_file(report, where="--report")  # before the work, not after it
         executor = executor_of(config)
         # workers started on entry import the mixer (DuckDB, Arrow, Polars) while this process imports it and compiles the recipe
         executor.prepare("dolma_sql.mixer.impact" if dry_run else "dolma_sql.mixer.write")

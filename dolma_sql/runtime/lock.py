@@ -122,11 +122,7 @@ class RunLock:
             return
         del _HELD[self.url]
         commit.remove_claim(self.url, held.content)
-        for folder in held.made_folders:
-            try:
-                os.rmdir(folder)
-            except OSError:  # not empty: nor are the folders above it
-                break
+        commit.remove_empty_folders(held.made_folders)
 
 
 def _decode(data: bytes) -> Holder | None:

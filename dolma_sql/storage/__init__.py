@@ -8,7 +8,7 @@ extension; :mod:`.commit` is the one way an output reaches its final name.
 """
 
 from dolma_sql.storage.codecs import codec_of, compressed_writer, decompressed_reader
-from dolma_sql.storage.commit import OutputFile, check_writable, copy_to, output, publish, staged, write_bytes
+from dolma_sql.storage.commit import OutputFile, check_writable, check_writable_file, copy_to, output, publish, staged, write_bytes
 from dolma_sql.storage.remote import StorageReadError, StorageWriteError
 from dolma_sql.storage.urls import (
     exists,
@@ -32,6 +32,7 @@ __all__ = [
     "StorageReadError",
     "StorageWriteError",
     "check_writable",
+    "check_writable_file",
     "codec_of",
     "copy_to",
     "compressed_writer",

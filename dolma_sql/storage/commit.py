@@ -338,9 +338,17 @@ def check_writable(folder: str, *, where: str) -> None:
         reason = error.message if isinstance(error, OutputError) else (error.strerror or str(error))
         raise ConfigError(f"{folder!r} is not writable ({reason})", path=where, hint="point it at a folder you can write to") from None
     finally:
-        for path in made:  # the probe leaves no folder behind: a run that stops before its outputs leaves no trace
-            with contextlib.suppress(OSError):
-                os.rmdir(path)
+        remove_empty_folders(made)  # the probe leaves no folder behind: a run that stops before its outputs leaves no trace
+
+
+def check_writable_file(url: str, *, where: str) -> None:
+    """Fail before any work when the output file ``url`` cannot be written: a folder is there, or its own folder is
+    not writable (``where``: the option naming it)."""
+    from dolma_sql.errors import ConfigError
+
+    if urls.exists(url) and not urls.isfile(url):
+        raise ConfigError(f"{url!r} is a folder", path=where, hint="name the file to write")
+    check_writable(urls.parent(url), where=where)
 
 
 def missing_folders(folder: str) -> list[str]:
@@ -351,3 +359,12 @@ def missing_folders(folder: str) -> list[str]:
         missing.append(path)
         path = os.path.dirname(os.path.normpath(path))
     return missing
+
+
+def remove_empty_folders(folders: list[str] | tuple[str, ...]) -> None:
+    """Remove ``folders`` (local, deepest first, as :func:`missing_folders` lists them) while they are empty."""
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:  # not empty: nor are the folders above it
+            return

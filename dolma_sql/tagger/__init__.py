@@ -10,7 +10,6 @@ Tagger modules import their API from :mod:`dolma_sql.tagging`.
 from __future__ import annotations
 
 from dolma_sql import storage
-from dolma_sql.storage import urls
 from dolma_sql.config.tag import TagConfig
 from dolma_sql.runtime import Counters, Executor, run_units
 from dolma_sql.runtime.profiling import profiled
@@ -41,7 +40,7 @@ def run(config: TagConfig, *, executor: Executor, quiet: bool = False) -> Counte
     ledger = tag_ledger(config, units)
     profile = config.profile
     if profile.enable and profile.output:
-        storage.check_writable(urls.parent(profile.output), where="profile.output")
+        storage.check_writable_file(profile.output, where="profile.output")
     with profiled(profile.enable, output=profile.output, sort_key=profile.sort_key, lines=profile.lines):
         return run_units(
             tag_file, units, executor=executor, label="tag", ledger=ledger, redo=config.ignore_existing, quiet=quiet, on_result=recording_every_file(ledger)

@@ -28,7 +28,7 @@ from sqlglot import exp
 
 from dolma_sql.errors import DolmaSqlError
 from dolma_sql import storage
-from dolma_sql.storage import codec_of, urls
+from dolma_sql.storage import codec_of, commit, urls
 from dolma_sql.sql import render
 from dolma_sql.views import Corpus, add_missing_function, explain_error, open_views, view_files, widen_object_limit
 
@@ -238,10 +238,14 @@ def export_scratch(fmt: str, output: str | None) -> Iterator[str | None]:
     if output is not None:
         storage.check_writable_file(output, where="--output")  # before the query runs
     beside = os.path.dirname(os.path.abspath(urls.local_path(output))) if output is not None and storage.is_local(output) else None
+    made = commit.missing_folders(beside) if beside is not None else []
     if beside is not None:
         os.makedirs(beside, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=beside) as scratch:
-        yield scratch
+    try:
+        with tempfile.TemporaryDirectory(dir=beside) as scratch:
+            yield scratch
+    finally:
+        commit.remove_empty_folders(made)  # a query that failed leaves no folder behind (a written output keeps its own)
 
 
 def export(

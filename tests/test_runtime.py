@@ -75,6 +75,13 @@ def test_workers_report_progress_to_the_caller():
     assert display.streamed_bytes == sum(UNITS)  # every unit's bytes, from workers and from the caller
 
 
+def test_the_progress_counts_failed_units_apart_from_finished_ones():
+    with RunProgress("test", units=3, total_bytes=30, quiet=True) as display:
+        display.unit_done(10, {"documents": 4})
+        display.unit_done(10, None)
+    assert display.units_text == "1/3 units, [red]1 failed[/]"
+
+
 def test_the_ledger_skips_finished_units_of_the_same_options_only(tmp_path):
     units = [WriteUnit(str(tmp_path / "out" / f"{name}.txt"), name) for name in "abc"]
     ledger = Ledger("test", {"option": 1})

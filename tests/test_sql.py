@@ -336,6 +336,9 @@ def test_an_output_that_cannot_be_a_file_is_one_clear_error_before_the_query(cor
         assert result.returncode == 1 and "Traceback" not in result.stderr
         assert result.stderr.startswith("error: --output:") and expected in result.stderr, result.stderr
     assert os.listdir(tmp_path / "folder") == [] and sorted(os.listdir(tmp_path)) == ["file", "folder"]
+    failed = cli(["sql", "-d", documents, "--format", "csv", "--output", str(tmp_path / "new" / "deeper" / "result.csv"), "SELECT nope FROM documents"])
+    assert failed.returncode == 1 and "nope" in failed.stderr
+    assert sorted(os.listdir(tmp_path)) == ["file", "folder"], "a failed query leaves no folder it made behind"
     nested = tmp_path / "new" / "deeper" / "result.csv"
     made = cli(["sql", "-d", documents, "--format", "csv", "--output", str(nested), "SELECT count(*) AS n FROM documents"])
     assert made.returncode == 0, made.stderr

@@ -95,6 +95,7 @@ class RunProgress:
         )
         self._units = units
         self._units_done = 0
+        self._units_failed = 0
         self._streamed_bytes = 0
         self._finished_bytes = 0
         self._streamed_documents = 0
@@ -112,8 +113,12 @@ class RunProgress:
         return self._streamed_bytes
 
     def unit_done(self, size: int, counters: dict[str, float] | None) -> None:
-        """A unit finished (``counters`` is None when it failed): all of its bytes, and its documents, count."""
-        self._units_done += 1
+        """A unit ended (``counters`` is None when it failed): all of its bytes, and its documents, count; a failed
+        unit is counted apart from the finished ones, since the rerun does it again."""
+        if counters is None:
+            self._units_failed += 1
+        else:
+            self._units_done += 1
         self._finished_bytes += size
         self._finished_documents += (counters or {}).get("documents", 0)
         self._refresh()
@@ -125,10 +130,16 @@ class RunProgress:
         self._progress.update(
             self._task,
             completed=max(self._streamed_bytes, self._finished_bytes),
-            units=f"{self._units_done}/{self._units} units",
+            units=self.units_text,
             documents=documents,
             rate=documents / elapsed,
         )
+
+    @property
+    def units_text(self) -> str:
+        """``12/20 units``, and how many failed if any did."""
+        failed = f", [red]{self._units_failed} failed[/]" if self._units_failed else ""
+        return f"{self._units_done}/{self._units} units{failed}"
 
     def __enter__(self) -> RunProgress:
         global _display

@@ -122,9 +122,10 @@ def prepare_destination(config: TokensConfig, ledger: Ledger, units: list[GroupU
     destination = config.destination
     if urls.isfile(destination):
         raise ConfigError("destination is a file", path=destination, hint="pass a directory")
-    entries = _earlier_entries(destination)
+    records = [name for name in urls.listdir(urls.join(destination, LEDGER_FOLDER)) if name.endswith(RECORD_SUFFIX)]
+    entries = _earlier_entries(destination, records)
     if entries and config.resume:
-        strangers = _outputs_of_other_runs(destination, entries, ledger, units)
+        strangers = _outputs_of_other_runs(entries, records, ledger, units)
         if strangers:
             raise ConfigError(
                 f"cannot resume: the run in this destination used different options (it left {strangers[0]})",
@@ -145,19 +146,16 @@ def prepare_destination(config: TokensConfig, ledger: Ledger, units: list[GroupU
         urls.remove_tree(urls.join(destination, LEDGER_FOLDER))
 
 
-def _earlier_entries(destination: str) -> list[str]:
-    """What earlier runs left in ``destination``: its ledger folder counts once it holds a record (a run
-    killed before its first group finished leaves only its lock there, which is no output)."""
-    ledger_folder = urls.join(destination, LEDGER_FOLDER)
-    recorded = any(name.endswith(RECORD_SUFFIX) for name in urls.listdir(ledger_folder))
-    return [name for name in urls.listdir(destination) if name != LEDGER_FOLDER or recorded]
+def _earlier_entries(destination: str, records: list[str]) -> list[str]:
+    """What earlier runs left in ``destination``: its ledger folder counts once it holds a record (``records``:
+    a run killed before its first group finished leaves only its lock there, which is no output)."""
+    return [name for name in urls.listdir(destination) if name != LEDGER_FOLDER or records]
 
 
-def _outputs_of_other_runs(destination: str, entries: list[str], ledger: Ledger, units: list[GroupUnit]) -> list[str]:
+def _outputs_of_other_runs(entries: list[str], records: list[str], ledger: Ledger, units: list[GroupUnit]) -> list[str]:
     """Ledger records that are not this run's (another fingerprint of options), and part files that no
     group of this run writes (another grouping): a resumed run would mix its outputs with them."""
-    records = {urls.name(ledger.record_url(unit.key)) for unit in units}
-    ledger_folder = urls.join(destination, LEDGER_FOLDER)
-    strangers = [urls.join(LEDGER_FOLDER, name) for name in urls.listdir(ledger_folder) if name.endswith(RECORD_SUFFIX) and name not in records]
-    ours = tuple(urls.name(unit.prefix) + "-" for unit in units)
-    return strangers + [name for name in entries if name.startswith("part-") and not name.startswith(ours)]
+    ours = {urls.name(ledger.record_url(unit.key)) for unit in units}
+    strangers = [urls.join(LEDGER_FOLDER, name) for name in records if name not in ours]
+    prefixes = tuple(urls.name(unit.prefix) + "-" for unit in units)
+    return strangers + [name for name in entries if name.startswith("part-") and not name.startswith(prefixes)]

@@ -157,9 +157,9 @@ def test_views_over_several_files_restart_rows_per_file(corpus):
 
 def test_attributes_view_has_the_keys_of_every_file_of_a_set(tmp_path, monkeypatch):
     """Keys first seen in a later file are columns too (read from the head of each later file, not the whole file)."""
-    from dolma_sql import views
+    from dolma_sql.views import corpus
 
-    monkeypatch.setattr(views, "HEAD_BYTES", 4096)
+    monkeypatch.setattr(corpus, "HEAD_BYTES", 4096)
     lines_per_file = 200
     for index in range(3):
         documents = [{"id": f"{index}-{line}", "text": "x" * (line + 1), "source": "t"} for line in range(lines_per_file)]

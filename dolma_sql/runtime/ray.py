@@ -23,41 +23,29 @@ local pool gives its workers. They read object storage with the credentials of t
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import os
-import pickle
 import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from dolma_sql.errors import ConfigError, DolmaSqlError
 from dolma_sql.runtime import progress
 from dolma_sql.runtime.executor import Counters, Executor, U
-from dolma_sql.runtime.transient import is_transient
-from dolma_sql.runtime.tuning import RUNTIME_ENVIRONMENT, allocator_environment, cyclic_gc_paused, keep_freed_memory
-from dolma_sql.storage.remote import StoreFailure
+from dolma_sql.runtime.ray_worker import TASK_RETRIES, Outcome, ProgressRelay, Transient, WorkerSetup, ray_module, task_of, warm_up_worker
+from dolma_sql.runtime.tuning import RUNTIME_ENVIRONMENT, allocator_environment
 
-TASK_RETRIES = 3
-"""Attempts after the first, for a lost worker or node and for a transient error."""
-
-RETRY_PAUSE_SECONDS = 1.0
-"""How long a task that failed with a transient error waits before Ray runs it again."""
 
 POLL_SECONDS = 0.25
 """How long the driver waits for results before it shows the workers' progress again."""
 
 TASKS_PER_CPU = 4
+
 MIN_IN_FLIGHT = 64
 """Tasks in flight: enough to keep every CPU busy while the driver collects results (short units are
 latency-bound), few enough that the driver's memory does not grow with the plan."""
-
-WORKER_SETTINGS = "the environment `ray start` had on that node, its ~/.aws, its instance role"
-"""Where a Ray worker's credentials and endpoint come from (the driver sends none)."""
 
 CONNECT_SECONDS = 10.0
 """How long the driver waits for the cluster's address to answer before it says that nothing does."""
@@ -69,15 +57,6 @@ their progress with their outcomes, and a run of them never pays for the relay's
 RESULTS_PER_WAIT = 16
 """Results the driver waits for at once (at most :data:`POLL_SECONDS`): one call to Ray per result
 costs the driver more CPU than a short unit takes."""
-
-
-def ray_module() -> Any:
-    """Ray, or a clear error saying how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise ConfigError("the ray executor needs Ray, which is not installed", path="executor.kind", hint='pip install "dolma-sql[ray]"') from None
-    return ray
 
 
 class RayExecutor(Executor):
@@ -165,21 +144,21 @@ class RayExecutor(Executor):
             if entered:
                 self.__exit__(None, None, None)
 
-    def _setup(self) -> _WorkerSetup:
+    def _setup(self) -> WorkerSetup:
         """What the workers set up for this executor's runs."""
-        return _WorkerSetup(tuple(self.preload), self._relay_name, os.getcwd(), tuple(sorted(worker_environment().items())))
+        return WorkerSetup(tuple(self.preload), self._relay_name, os.getcwd(), tuple(sorted(worker_environment().items())))
 
     def _warm_up(self, ray: Any) -> None:
         """One task per CPU of the cluster that sets its worker up (imports included) and returns: the job's
         workers start now, while the driver plans, and the units find them ready. Their outcomes are not
         awaited (a failing import fails the units, which say so)."""
-        warm = ray.remote(max_retries=0)(_warm_up_worker)
+        warm = ray.remote(max_retries=0)(warm_up_worker)
         setup = self._setup()
         for _ in range(int(ray.cluster_resources().get("CPU", 1))):
             warm.remote(setup)
 
     def _start_relay(self, ray: Any) -> None:
-        self._relay = ray.remote(num_cpus=0)(_ProgressRelay).options(name=self._relay_name).remote()
+        self._relay = ray.remote(num_cpus=0)(ProgressRelay).options(name=self._relay_name).remote()
 
     def _say_if_idle(self, units: int, cpus: int) -> None:
         """One line on stderr, the first time a run has fewer units than the cluster has CPUs (tokens makes as many
@@ -191,7 +170,7 @@ class RayExecutor(Executor):
 
     def _run(self, ray: Any, fn: Callable[[U], Counters], units) -> Iterator[tuple[U, Counters | DolmaSqlError]]:
         setup = self._setup()
-        task = ray.remote(max_retries=TASK_RETRIES)(_task_of(fn, setup))  # Ray retries a lost worker; the driver a transient error
+        task = ray.remote(max_retries=TASK_RETRIES)(task_of(fn, setup))  # Ray retries a lost worker; the driver a transient error
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self._say_if_idle(len(units), cpus)
         limit = self.max_in_flight or max(MIN_IN_FLIGHT, TASKS_PER_CPU * cpus)
@@ -216,7 +195,7 @@ class RayExecutor(Executor):
                     relayed = now
                 finished = [pending.pop(ref) for ref in done]
                 for (unit, attempt), (outcome, unreported) in zip(finished, _outcomes(ray, done, [unit for unit, _ in finished])):
-                    if isinstance(outcome, _Transient):
+                    if isinstance(outcome, Transient):
                         if attempt < TASK_RETRIES:  # its progress is left out: the next attempt reports its own
                             pending[task.remote(unit)] = unit, attempt + 1
                             continue
@@ -255,11 +234,6 @@ def worker_environment() -> dict[str, str]:
     return environment
 
 
-Outcome = tuple["Counters | DolmaSqlError | _Transient", dict | None]
-"""What a task returns: the unit's counters or user error (or a transient failure), and the progress its worker had
-not reported yet."""
-
-
 def _outcomes(ray: Any, done: list, units: list) -> list[Outcome]:
     """The outcomes of finished tasks (``units`` are theirs), in one call to Ray unless one of them failed."""
     try:
@@ -293,149 +267,3 @@ def _outcome(ray: Any, ref: Any, unit: Any) -> Outcome:
             hint="see the Ray logs of the cluster (memory, node failures); finished units are kept, rerun to resume",
         )
         return lost, None
-
-
-@dataclass(frozen=True)
-class _Transient:
-    """A task's outcome when its unit failed with a transient error: the driver runs the unit again (Ray's own retry
-    of a task that raised would print the worker's traceback at the driver); ``error`` is what to report once the
-    attempts are used up."""
-
-    error: DolmaSqlError
-
-
-@dataclass(frozen=True)
-class _WorkerSetup:
-    """What a worker process sets up once per run, before it imports the units' modules: the process
-    settings, the working folder, the progress relay, the modules to preload."""
-
-    preload: tuple[str, ...]
-    relay: str
-    cwd: str
-    environment: tuple[tuple[str, str], ...]
-
-
-def _task_of(fn: Callable[[U], Counters], setup: _WorkerSetup) -> Callable[[U], Outcome]:
-    """The task's function with ``fn`` and ``setup`` inside, so that Ray sends them once, not with every
-    unit; ``fn`` pickled, so that a worker sets itself up before it imports ``fn``'s module."""
-    pickled = ray_module().cloudpickle.dumps(fn)
-
-    def run_unit(unit: U) -> Outcome:
-        return _run_task(pickled, setup, unit)
-
-    run_unit.__name__ = run_unit.__qualname__ = f"dolma_sql:{getattr(fn, '__qualname__', 'unit')}"
-    return run_unit
-
-
-def _run_task(pickled: bytes, setup: _WorkerSetup, unit: U) -> Outcome:
-    """One unit in a Ray worker: a user error is the task's value, a transient error asks the driver for a retry."""
-    reports = _set_up_worker(setup)
-    progress.report_to(reports.send)  # this run's relay: the worker may have served other executors' runs
-    fn = _unpickled(pickled)
-    try:
-        with cyclic_gc_paused():
-            outcome = fn(unit)
-    except Exception as error:
-        if isinstance(error, StoreFailure):
-            error.hint = f"{error.hint}; this ran on a Ray worker, which reaches the store with its node's settings: {WORKER_SETTINGS}"
-        if is_transient(error):
-            time.sleep(RETRY_PAUSE_SECONDS)
-            return _Transient(_as_user_error(error, unit)), None
-        if not isinstance(error, DolmaSqlError):
-            raise
-        outcome = error
-    return outcome, reports.settle()
-
-
-@lru_cache(maxsize=8)
-def _unpickled(pickled: bytes) -> Callable:
-    return pickle.loads(pickled)
-
-
-def _as_user_error(error: Exception, unit: Any) -> DolmaSqlError:
-    if isinstance(error, DolmaSqlError):
-        return error
-    return DolmaSqlError(
-        f"{type(error).__name__}: {error} (the same after {TASK_RETRIES} retries)",
-        path=getattr(unit, "key", None) or str(unit),
-        hint="the storage or the network failed; finished units are kept, rerun to resume",
-    )
-
-
-def _warm_up_worker(setup: _WorkerSetup) -> None:
-    """A warm-up task: the worker's setup, ahead of the units."""
-    try:
-        _set_up_worker(setup)
-    except Exception:  # the units that need the setup report it
-        pass
-
-
-@lru_cache(maxsize=8)
-def _set_up_worker(setup: _WorkerSetup) -> _Reports:
-    """Once per worker process and run: the process settings, the driver's working folder, tuning, the preloads."""
-    os.environ.update(setup.environment)
-    if os.path.isdir(setup.cwd):
-        os.chdir(setup.cwd)
-    keep_freed_memory()
-    reports = _Reports(setup.relay)
-    for module in setup.preload:
-        importlib.import_module(module)
-    return reports
-
-
-class _Reports:
-    """A worker's progress: sent to the relay, once the driver has started it, without waiting while a unit
-    runs (at most every :data:`~.progress.REPORT_SECONDS`); what is not sent is returned with the unit's outcome."""
-
-    def __init__(self, relay_name: str) -> None:
-        self.relay_name = relay_name
-        self.relay: Any = None
-        self.sent: Any = None
-        self.ending = False
-        self.unreported: dict | None = None
-
-    def send(self, counts: dict) -> None:
-        if self.unreported:
-            counts = {key: counts.get(key, 0) + self.unreported.get(key, 0) for key in counts.keys() | self.unreported.keys()}
-            self.unreported = None
-        if not self.ending and self._relay() is not None:
-            self.sent = self.relay.add.remote(counts)
-        else:
-            self.unreported = counts
-
-    def _relay(self) -> Any:
-        """The run's progress relay, if the driver has started it (looked up at most once a report)."""
-        if self.relay is None:
-            try:
-                self.relay = ray_module().get_actor(self.relay_name)
-            except ValueError:
-                pass
-        return self.relay
-
-    def settle(self) -> dict | None:
-        """The counts not yet sent; those sent during the unit have reached the relay (it runs one worker's
-        calls in order), so the driver, which takes the relay's reports after the outcome, has them all."""
-        self.ending = True
-        try:
-            progress.flush()
-        finally:
-            self.ending = False
-        if self.sent is not None:
-            ray_module().get(self.sent)
-            self.sent = None
-        unreported, self.unreported = self.unreported, None
-        return unreported
-
-
-class _ProgressRelay:
-    """Collects workers' progress reports until the driver takes them."""
-
-    def __init__(self) -> None:
-        self.reports: list[dict] = []
-
-    def add(self, counts: dict) -> None:
-        self.reports.append(counts)
-
-    def take(self) -> list[dict]:
-        reports, self.reports = self.reports, []
-        return reports

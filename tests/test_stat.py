@@ -178,6 +178,21 @@ def test_several_globs_and_a_folder_are_accepted(conformance, tmp_path):
     assert nothing.returncode == 1 and "no files match" in nothing.stderr
 
 
+def test_a_folder_stands_for_its_attribute_files_not_the_lineage_table_beside_them(conformance, tmp_path):
+    """``dedupe --exact`` and MinHash write ``lineage.parquet`` into the set's folder: a folder given to stat skips it."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "attributes" / "dup_ex"
+    shutil.copytree(conformance / "tests/data/provided/attributes/duplicate_paragraphs", folder)
+    pq.write_table(pa.table({"id": ["a"]}), folder / "lineage.parquet")
+    result = cli(["stat", "--attributes", str(folder), "--report", str(tmp_path / "report")])
+    assert result.returncode == 0, result.stderr
+    assert [s["name"] for s in summaries(tmp_path / "report")] == ["bff_duplicate_paragraph_spans/score", "bff_duplicate_paragraph_spans/length"]
+
+
 def test_bad_options_are_config_errors(generated):
     for args, message in ((["--bins", "0"], "bins"), (["--regex", "("], "regex"), (["--bogus", "1"], "bogus")):
         result = cli(["stat", "--attributes", str(generated / "*.gz"), *args])

@@ -65,10 +65,17 @@ def analyze(config: StatConfig, *, executor: Executor) -> list[DetailedSummary]:
     return summaries
 
 
+TABLE_SUFFIX = ".parquet"
+"""The tables that ``dedupe`` writes beside a set's attribute files (its lineage): no attribute files."""
+
+
 def attribute_files(patterns: list[str]) -> list[str]:
-    """The attribute files of dolma's ``attributes`` globs; a folder stands for the files in it (as in dolma)."""
-    expanded = [urls.join(pattern, "*") if _is_folder(pattern) else pattern for pattern in patterns]
-    return urls.expand_globs(expanded, config_path="attributes", warn=warn)
+    """The attribute files of dolma's ``attributes`` globs; a folder stands for the files in it (as in dolma), but for
+    the Parquet tables of :data:`TABLE_SUFFIX`."""
+    folders = {pattern for pattern in patterns if _is_folder(pattern)}
+    files = urls.expand_globs([urls.join(pattern, "*") if pattern in folders else pattern for pattern in patterns], config_path="attributes", warn=warn)
+    tables_in = {folder.rstrip("/") for folder in folders}
+    return [path for path in files if not (path.endswith(TABLE_SUFFIX) and urls.parent(path) in tables_in)]
 
 
 def _is_folder(url: str) -> bool:

@@ -22,12 +22,13 @@ def register(app: typer.Typer) -> None:
     def demo_command(
         folder: str = typer.Argument("dolma-sql-demo", help="Where to write the sample corpus and the mixed output."),
     ) -> None:
-        """Write a small dolma-layout corpus with attributes to FOLDER and mix it with the bundled recipe."""
+        """Write a small dolma-layout corpus with attributes to FOLDER (new, empty, or an earlier demo's) and mix it with the bundled recipe."""
         from dolma_sql import mix
         from dolma_sql.config import load_config
         from dolma_sql.config.mix import MixerConfig
 
         folder = os.path.abspath(folder)
+        check_demo_folder(folder)
         sample = files("dolma_sql.recipes")
         with as_file(sample.joinpath("demo")) as source:
             for path in sorted(Path(source).rglob("*")):
@@ -60,11 +61,37 @@ def register(app: typer.Typer) -> None:
             console.print(f"  # {what}\n  {command}", highlight=False, soft_wrap=True)
 
 
+RECIPE_HEADER = "# The recipe of `dolma-sql demo`, with the paths of the demo folder (it runs from any folder).\n"
+
+
+def check_demo_folder(folder: str) -> None:
+    """The demo writes documents/, attributes/, recipe.yaml and output/ into ``folder``, replacing what is there: only
+    into a new or empty folder, or one an earlier demo made (its recipe says so)."""
+    from dolma_sql.errors import ConfigError
+
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise ConfigError(f"{folder} is a file", path="FOLDER", hint="name a new folder for the demo")
+    if os.path.isdir(folder) and os.listdir(folder) and not _made_by_demo(folder):
+        raise ConfigError(
+            f"{folder} is not empty, and no earlier demo made it",
+            path="FOLDER",
+            hint="name a new folder: the demo writes documents/, attributes/, recipe.yaml and output/ there, replacing what is there",
+        )
+    storage.check_writable(folder, where="FOLDER")
+
+
+def _made_by_demo(folder: str) -> bool:
+    try:
+        with open(os.path.join(folder, "recipe.yaml"), encoding="utf-8") as recipe:
+            return recipe.readline() == RECIPE_HEADER
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def anchored_recipe(recipe: str, folder: str) -> str:
     """The bundled recipe with its document globs and output paths under ``folder``, so that it runs from any folder."""
     config = yaml.safe_load(recipe)
     for stream in config["streams"]:
         stream["documents"] = [os.path.join(folder, pattern) for pattern in stream["documents"]]
         stream["output"]["path"] = os.path.join(folder, stream["output"]["path"])
-    header = "# The recipe of `dolma-sql demo`, with the paths of the demo folder (it runs from any folder).\n"
-    return header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=10_000)
+    return RECIPE_HEADER + yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=10_000)

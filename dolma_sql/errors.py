@@ -84,3 +84,8 @@ class CompileError(DolmaSqlError):
         error.expression = expression
         error.position = None
         return error
+
+
+def install_hint(extra: str, what: str = "") -> str:
+    """How to install an optional extra: dolma-sql is installed from its checkout, not from an index."""
+    return f'pip install ".[{extra}]" in the dolma-sql checkout' + (f" ({what})" if what else "")

@@ -96,4 +96,4 @@ def test_plain_install_names_the_extra_a_heavy_family_needs(installed, tmp_path)
     write_documents(tmp_path)
     result = run(installed, ["tag", "--documents", "documents/*.jsonl.gz", "--taggers", "lingua_doc_v1"], tmp_path)
     assert result.returncode != 0
-    assert 'pip install "dolma-sql[lang]"' in result.stderr + result.stdout
+    assert 'pip install ".[lang]" in the dolma-sql checkout' in result.stderr + result.stdout

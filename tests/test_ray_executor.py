@@ -224,7 +224,7 @@ def test_a_missing_ray_is_a_clear_error_with_the_install_command(mix_recipe):
     result = cli("sys.modules['ray'] = None  # as if Ray were not installed\nrun('mix', 'recipe.yaml', '--executor', 'ray')\n", mix_recipe)
     assert result.returncode == 1
     assert "executor.kind: the ray executor needs Ray, which is not installed" in result.stderr
-    assert 'pip install "dolma-sql[ray]"' in result.stderr and "Traceback" not in result.stderr
+    assert 'pip install ".[ray]" in the dolma-sql checkout' in result.stderr and "Traceback" not in result.stderr
     assert not (mix_recipe / "out").exists(), "before any work"
 
 

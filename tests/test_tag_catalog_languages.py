@@ -94,5 +94,5 @@ def test_lingua_without_its_extra_names_the_command_that_installs_it(tmp_path, m
     hide_module(monkeypatch, "lingua")
     write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", documents()[:1])
     message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "lingua_doc_v1"], tmp_path)
-    assert 'pip install "dolma-sql[lang]"' in message and "lingua" in message
+    assert 'pip install ".[lang]" in the dolma-sql checkout' in message and "lingua" in message
     assert not (tmp_path / "attributes").exists()

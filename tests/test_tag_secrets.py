@@ -46,5 +46,5 @@ def test_missing_detect_secrets_fails_before_reading(tmp_path, monkeypatch):
     hide_module(monkeypatch, "detect_secrets")
     write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", secret_documents()[:1])
     message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "code_secrets_v1"], tmp_path)
-    assert "cannot run without detect_secrets" in message and 'pip install "dolma-sql[code]"' in message
+    assert "cannot run without detect_secrets" in message and 'pip install ".[code]" in the dolma-sql checkout' in message
     assert not (tmp_path / "attributes").exists()

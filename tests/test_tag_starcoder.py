@@ -123,5 +123,5 @@ def test_missing_code_dependency_fails_before_reading(tmp_path, monkeypatch):
     hide_module(monkeypatch, "bs4")
     write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", code_documents()[:1])
     message = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "code_starcoder_taggers_v2"], tmp_path)
-    assert "bs4" in message and 'pip install "dolma-sql[code]"' in message
+    assert "bs4" in message and 'pip install ".[code]" in the dolma-sql checkout' in message
     assert not (tmp_path / "attributes").exists()

@@ -417,4 +417,4 @@ def test_without_the_warc_extra_the_error_names_the_packages_and_the_extra(monke
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "fastwarc" else found(name, *args))
     with pytest.raises(ConfigError) as raised:
         require_linearizer("resiliparse")
-    assert "without fastwarc" in str(raised.value) and "dolma-sql[warc]" in raised.value.hint
+    assert "without fastwarc" in str(raised.value) and 'pip install ".[warc]"' in raised.value.hint

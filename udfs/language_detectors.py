@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from dolma_sql.errors import install_hint
 from dolma_sql.tagging import TagBatch, require_modules, tagger
 from dolma_sql.udfs.language import (
     Predictions,
@@ -38,7 +39,7 @@ def _english(predict):
 
 # ------------------------------------------------------------------ lingua (all 75 languages)
 def require_lingua(options: dict) -> None:
-    require_modules("the lingua taggers", ["lingua"], hint='pip install "dolma-sql[lang]" (lingua-language-detector, ~100 MB of models)')
+    require_modules("the lingua taggers", ["lingua"], hint=install_hint("lang", "lingua-language-detector, ~100 MB of models"))
 
 
 @cache

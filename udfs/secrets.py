@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dolma_sql.errors import install_hint
 from dolma_sql.tagging import Spans, TagBatch, require_modules, tagger
 from dolma_sql.udfs.text import words_per_text
 
@@ -19,7 +20,7 @@ SPAN_PREFIX = "SECRET_"
 
 
 def require_detect_secrets(options: dict) -> None:
-    require_modules("code_secrets_v1", ["detect_secrets"], hint='pip install "dolma-sql[code]" (detect-secrets)')
+    require_modules("code_secrets_v1", ["detect_secrets"], hint=install_hint("code", "detect-secrets"))
 
 
 def document_secrets(text: str) -> list[tuple[str, int, int]]:

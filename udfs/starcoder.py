@@ -20,6 +20,7 @@ from functools import cache
 import numpy as np
 import polars as pl
 
+from dolma_sql.errors import install_hint
 from dolma_sql.tagging import Spans, TagBatch, require_modules, tagger
 
 XML_HEADER = "<?xml version="
@@ -42,7 +43,7 @@ DOCSTRING_OWNERS = {ast.ClassDef: "Class", ast.FunctionDef: "Function/Method", a
 
 
 def require_code_dependencies(options: dict) -> None:
-    require_modules("StarCoder code taggers", ["pygments", "bs4"], hint='pip install "dolma-sql[code]" (pygments, beautifulsoup4)')
+    require_modules("StarCoder code taggers", ["pygments", "bs4"], hint=install_hint("code", "pygments, beautifulsoup4"))
 
 
 # ------------------------------------------------------------------ language of an extension

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from dolma_sql.errors import ConfigError, DolmaSqlError
+from dolma_sql.errors import ConfigError, DolmaSqlError, install_hint
 from dolma_sql.runtime import progress
 from dolma_sql.runtime.executor import Counters, U
 from dolma_sql.runtime.transient import is_transient
@@ -27,7 +27,7 @@ def ray_module() -> Any:
     try:
         import ray
     except ImportError:
-        raise ConfigError("the ray executor needs Ray, which is not installed", path="executor.kind", hint='pip install "dolma-sql[ray]"') from None
+        raise ConfigError("the ray executor needs Ray, which is not installed", path="executor.kind", hint=install_hint("ray")) from None
     return ray
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from dolma_sql.errors import ConfigError
+from dolma_sql.errors import ConfigError, install_hint
 
 Linearizer = Callable[[str], str]
 
@@ -58,7 +58,7 @@ def make_linearizer(name: str) -> Linearizer:
     try:
         return FACTORIES[name]()
     except ImportError as error:
-        raise ConfigError(f"the {name} linearizer cannot run: {error}", path="linearizer", hint="pip install 'dolma-sql[warc]'") from None
+        raise ConfigError(f"the {name} linearizer cannot run: {error}", path="linearizer", hint=install_hint("warc")) from None
 
 
 REQUIRED_MODULES = {"resiliparse": ("fastwarc", "resiliparse"), "trafilatura": ("fastwarc", "trafilatura")}
@@ -71,4 +71,4 @@ def require_linearizer(name: str) -> None:
 
     missing = [module for module in (*REQUIRED_MODULES[name], *SHARED_MODULES) if importlib.util.find_spec(module) is None]
     if missing:
-        raise ConfigError(f"dolma-sql warc --linearizer {name} cannot run without {', '.join(missing)}", path="linearizer", hint="pip install 'dolma-sql[warc]'")
+        raise ConfigError(f"dolma-sql warc --linearizer {name} cannot run without {', '.join(missing)}", path="linearizer", hint=install_hint("warc"))

@@ -127,10 +127,25 @@ def test_a_document_without_an_id_is_named_not_its_attribute_file(tmp_path):
     docs = [dict(r) for r in DOCS]
     del docs[1]["id"]
     corpus(tmp_path, docs, {"a": ATTRS})
-    with pytest.raises(InputError, match="document has no 'id'") as error:
+    with pytest.raises(InputError, match="document has no 'id', but its attribute line has id \"1\"") as error:
         run(recipe(tmp_path, **KEEP_HIGH))
     assert error.value.path.endswith("documents/0.jsonl") and error.value.line == 2
     assert_nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize("attribute_id", ["missing", None], ids=["missing", "null"])
+def test_a_document_without_an_id_matches_an_attribute_line_without_one(tmp_path, attribute_id):
+    """As in dolma: dedupe writes ``"id":null`` for a document without an id, and mix pairs the two."""
+    docs, attrs = [dict(r) for r in DOCS], [dict(r) for r in ATTRS]
+    del docs[3]["id"]
+    if attribute_id == "missing":
+        del attrs[3]["id"]
+    else:
+        attrs[3]["id"] = attribute_id
+    corpus(tmp_path, docs, {"a": attrs})
+    run(recipe(tmp_path, **KEEP_HIGH))
+    kept = [json.loads(line) for path in sorted((tmp_path / "out").glob("*.gz")) for line in gzip.decompress(path.read_bytes()).splitlines()]
+    assert [doc.get("id", "none") for doc in kept] == ["2", "none"]
 
 
 def test_int_and_string_ids_do_not_match(tmp_path):

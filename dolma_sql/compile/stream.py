@@ -174,6 +174,12 @@ def _is(value: exp.Expression, json_type: str) -> exp.Expression:
     return J.coalesce(J.is_type(value, json_type), exp.false())
 
 
+def _id_text(value: exp.Expression) -> exp.Expression:
+    """An id's JSON text, NULL for a missing id and for ``null`` alike: dolma matches a document without an id with
+    the attribute line ``dedupe`` writes for it (``"id":null``)."""
+    return exp.Nullif(this=J.cast(value, "VARCHAR"), expression=exp.Literal.string("null"))
+
+
 def _alignment_problem(doc: Document) -> exp.Expression:
     """TRUE when the document lacks a string ``text`` or an attribute line does not line up with it.
 
@@ -195,7 +201,7 @@ def _alignment_problem(doc: Document) -> exp.Expression:
         not_an_object = _not_of_type(doc, source, ("attributes",), "OBJECT")
         found = None if doc.reads(source, ("attributes",)) else doc.attribute_keys_found(source)
         mismatch = J.or_(
-            exp.NullSafeNEQ(this=J.cast(attribute_id, "VARCHAR"), expression=J.cast(document_id, "VARCHAR")),
+            exp.NullSafeNEQ(this=_id_text(attribute_id), expression=_id_text(document_id)),
             # most lines hold a recipe key, so the re-parse is rare here; written as _only_where(NOT found, …) it measured no faster
             not_an_object if found is None else J.case((found, exp.false()), default=not_an_object),
         )

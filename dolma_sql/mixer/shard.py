@@ -296,20 +296,22 @@ def diagnose(batch: LineBatch, attribute_lines: list, task: ShardTask, row: int 
                     line=line,
                     hint="attribute lines look like {\"id\": ..., \"attributes\": {...}}",
                 )
-            if "id" not in document:
+            document_id, attribute_id = document.get("id"), record.get("id")  # missing and null alike, as dolma matches them
+            if attribute_id == document_id and type(attribute_id) is type(document_id):
+                continue
+            if document_id is None:
                 raise InputError(
-                    "document has no 'id', so its attribute lines cannot be matched to it",
+                    f"document has no 'id', but its attribute line has id {msgspec.json.encode(attribute_id).decode()} ({attribute_path}:{line})",
                     path=batch.path,
-                    line=line,
-                    hint="every document needs an 'id' field (tag and dedupe refuse a document without one)",
-                )
-            if record.get("id") != document.get("id") or type(record.get("id")) is not type(document.get("id")):
-                raise InputError(
-                    f"mismatched ids: attribute id {msgspec.json.encode(record.get('id')).decode()} != document id "
-                    f"{msgspec.json.encode(document.get('id')).decode()} ({batch.path}:{line})",
-                    path=attribute_path,
                     line=line,
                     hint="the attribute file is not line-aligned with its documents; re-run the tagger on this file",
                 )
+            raise InputError(
+                f"mismatched ids: attribute id {msgspec.json.encode(attribute_id).decode()} != document id "
+                f"{msgspec.json.encode(document_id).decode()} ({batch.path}:{line})",
+                path=attribute_path,
+                line=line,
+                hint="the attribute file is not line-aligned with its documents; re-run the tagger on this file",
+            )
     if row is not None:  # DuckDB flagged a row that Python finds fine: never silently continue
         raise InputError("line could not be checked", path=batch.path, line=batch.first_line + row)

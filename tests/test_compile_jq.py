@@ -140,6 +140,8 @@ def test_type_error_is_a_runtime_error():
         ('{"a": 1}', "object construction", 0),
         (".a[1:2]", "slices", 4),
         ('.a | test("(")', "invalid regular expression", 10),
+        ('.a | test("(?=a)")', "invalid regular expression: invalid perl operator", 10),  # RE2 has no lookaround
+        ('.a | test("(a)\\\\1")', "invalid regular expression: invalid escape sequence", 10),
         ("$x", "variables", 0),
         (".a == 1 == 2", "do not chain", 8),
     ],
@@ -148,8 +150,17 @@ def test_rejected(expression, message, position):
     with pytest.raises(CompileError) as caught:
         kept(include=[expression], syntax="jq")
     assert message in str(caught.value)
+    assert "invalid regular expression" not in message or "RE2" in caught.value.hint
     assert caught.value.position == position
     assert caught.value.path == "streams[0].filter.include[0]"
+
+
+@pytest.mark.parametrize("pattern", ["\\\\p{L}+", "[[:alpha:]]+", "(?P<word>a)"])
+def test_patterns_re2_takes_are_accepted(pattern, recwarn):
+    """The patterns are checked by the engine that runs them (RE2), not by another one (Python's ``re`` refused these,
+    or warned)."""
+    kept(include=[f'.text | test("{pattern}")'], syntax="jq")
+    assert not [warning for warning in recwarn if "regular" in str(warning.message) or "nested set" in str(warning.message)]
 
 
 def test_length_of_an_array_compared_with_zero_ignores_how_the_line_spaces_it():

@@ -92,6 +92,8 @@ def test_exclude_only_keeps_the_rest():
         ("$.attributes[?(@.x[*] > 1)]", "only plain keys and indexes"),
         ("$.attributes[?(@.n in 5)]", "`in` needs a literal list"),
         ("$.metadata[?(@.lang ~= '(')]", "invalid regular expression"),
+        ("$.metadata[?(@.lang ~= '(?=a)')]", "invalid regular expression: invalid perl operator"),
+        ("$.metadata[?(@.lang ~= 'a++')]", "invalid regular expression: bad repetition operator"),
     ],
 )
 def test_rejected(expression, message):

@@ -264,3 +264,23 @@ def parenthesize(tree: exp.Expression) -> exp.Expression:
     for node in loose:
         node.replace(exp.Paren(this=node.copy()))
     return tree
+
+
+REGEX_HINT = "regular expressions are RE2's (DuckDB runs them): no lookaround, backreferences or possessive quantifiers; name a group with (?P<name>…)"
+
+
+@functools.cache
+def regex_problem(pattern: str) -> str | None:
+    """What RE2, the engine that runs the filters' regular expressions, finds wrong with ``pattern`` (None when nothing):
+    checked by DuckDB itself, since any other engine accepts and refuses other patterns."""
+    import duckdb
+
+    connection = duckdb.connect()
+    try:
+        connection.execute("SELECT regexp_matches('', ?)", [pattern])
+    except duckdb.Error as error:
+        return str(error).splitlines()[0].removeprefix("Invalid Input Error: ")
+    finally:
+        connection.close()
+    return None
+

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -185,10 +184,9 @@ def _string_argument(context: Context, node: Call) -> str:
 
 def _regular_expression(context: Context, node: Call) -> str:
     pattern = _string_argument(context, node)
-    try:
-        re.compile(pattern)
-    except re.error as error:
-        raise context.fail(f"invalid regular expression: {error}", node.args[0]) from None
+    problem = J.regex_problem(pattern)
+    if problem is not None:
+        raise context.fail(f"invalid regular expression: {problem}", node.args[0], hint=J.REGEX_HINT)
     return pattern
 
 

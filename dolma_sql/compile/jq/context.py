@@ -49,8 +49,8 @@ class Context:
         return next(iter(kinds)) if kinds is not None and len(kinds) == 1 else None
 
     # -- conversions -----------------------------------------------------------------------
-    def fail(self, message: str, node: Node) -> CompileError:
-        return CompileError(message, expression=self.text, position=node.position, path=self.config_path)
+    def fail(self, message: str, node: Node, hint: str | None = None) -> CompileError:
+        return CompileError(message, expression=self.text, position=node.position, path=self.config_path, hint=hint)
 
     def ref_error(self, ref: Ref) -> exp.Expression | None:
         """Where stepping along ``ref.path`` hits a value that cannot be indexed that way."""

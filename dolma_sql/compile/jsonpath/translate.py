@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -283,11 +282,9 @@ class JsonPathCompiler:
         if isinstance(right, Literal):
             if not isinstance(right.value, str):
                 return exp.false()
-            try:
-                re.compile(right.value)
-            except re.error as error:
-                raise CompileError(f"invalid regular expression: {error}", expression=self.text,
-                                   position=right.position, path=self.config_path) from None
+            problem = J.regex_problem(right.value)
+            if problem is not None:
+                raise CompileError(f"invalid regular expression: {problem}", expression=self.text, position=right.position, path=self.config_path, hint=J.REGEX_HINT)
             pattern = J.lit(right.value)
         else:
             pattern_json = self._json(right, at)

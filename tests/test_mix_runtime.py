@@ -126,6 +126,23 @@ def test_a_rerun_skips_the_shards_of_the_same_recipe_and_redoes_them_when_it_cha
     assert "units_skipped" not in allowing_missing.totals, "allow_missing_attributes shapes the output too"
 
 
+def test_a_rerun_with_fewer_shards_removes_the_earlier_runs_other_shards(corpus, tmp_path):
+    """A recipe edited to make fewer shards: the stream's folder then holds this run's shards only, as a fresh run's."""
+    documents = str(corpus / "documents" / "*.jsonl.gz")
+    mixed(recipe(documents, str(tmp_path / "out")))
+    (tmp_path / "out" / "notes.txt").write_text("not a shard")
+    one_shard = recipe(documents, str(tmp_path / "out"))
+    one_shard["streams"][0]["output"]["max_size_in_bytes"] = 10**9
+    warnings: list[str] = []
+    mixer.run(config_from(one_shard, MixerConfig), executor=SerialExecutor(), warn=warnings.append, quiet=True)
+    fresh = recipe(documents, str(tmp_path / "fresh"))
+    fresh["streams"][0]["output"]["max_size_in_bytes"] = 10**9
+    mixed(fresh)
+    assert output_contents(tmp_path / "out") == {**output_contents(tmp_path / "fresh"), "notes.txt": b"not a shard"}
+    assert warnings == [f"removed 3 shards of stream 's' that an earlier run wrote and this recipe does not: {', '.join(str(tmp_path / 'out' / f's-000{i}.jsonl.gz') for i in (1, 2, 3))}"]
+    assert [p.name.split(".mix.")[0] for p in (tmp_path / "out" / ".dolma-sql").glob("*.done")] == ["s-0000.jsonl.gz"]
+
+
 def test_editing_one_stream_redoes_the_shards_of_that_stream_only(corpus, tmp_path):
     def two_streams(threshold_of_b: float) -> dict:
         streams = []

@@ -98,6 +98,17 @@ def test_the_ledger_skips_finished_units_of_the_same_options_only(tmp_path):
     assert not list(tmp_path.rglob("*.tmp"))
 
 
+def test_a_unit_redone_with_other_options_loses_its_record_of_the_earlier_ones(tmp_path):
+    """Options A, then B, then A again: the output holds B's bytes after the second run, so the third must redo it."""
+    unit = WriteUnit(str(tmp_path / "out" / "a.txt"), "a")
+    beside = WriteUnit(str(tmp_path / "other" / "a.txt"), "a")  # same name, another folder: its record stays
+    first, second = Ledger("test", {"option": "A"}), Ledger("test", {"option": "B"})
+    run_units(write_unit, [unit, beside], executor=SerialExecutor(), label="test", ledger=first, quiet=True)
+    run_units(write_unit, [unit], executor=SerialExecutor(), label="test", ledger=second, quiet=True)
+    assert first.finished([unit.key, beside.key]) == {beside.key}
+    assert run_units(write_unit, [unit], executor=SerialExecutor(), label="test", ledger=first, quiet=True)["written"] == 1
+
+
 def test_a_rerun_removes_the_temp_files_of_a_run_killed_while_it_wrote_a_record_or_its_lock(tmp_path):
     unit = WriteUnit(str(tmp_path / "out" / "a.txt"), "a")
     ledger = Ledger("test", {"option": 1})
@@ -117,7 +128,7 @@ def test_the_ledger_works_on_an_object_store():
     units = [WriteUnit(f"memory://ledger-test/out/{name}.txt", name) for name in "ab"]
     ledger = Ledger("test", {"option": 1})
     run_units(write_unit, units[:1], executor=SerialExecutor(), label="test", ledger=ledger, quiet=True)
-    assert ledger.unfinished(units) == units[1:]
+    assert ledger.to_do(units) == units[1:]
 
 
 def test_executors_are_built_by_kind():

@@ -11,15 +11,17 @@ resumes without losing or duplicating a document.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dolma_sql import storage
 from dolma_sql.config.mix import MixerConfig
 from dolma_sql.mixer.impact import build_report, count_shard
-from dolma_sql.mixer.plan import compile_recipe, plan_shards
+from dolma_sql.mixer.plan import ShardTask, compile_recipe, plan_shards
 from dolma_sql.mixer.write import write_shard
 from dolma_sql.runtime import Counters, Executor, Ledger, run_units
+from dolma_sql.storage import urls
 
 __all__ = ["MixResult", "dry_run", "run"]
 
@@ -52,8 +54,28 @@ def run(
         {"shuffle": config.shuffle, "allow_missing_attributes": allow_missing_attributes},
         parts={task.key: task.plan.stream for task in tasks},  # editing one stream redoes that stream's shards only
     )
-    totals = run_units(write_shard, tasks, executor=executor, label="mix", ledger=ledger, quiet=quiet)
+    with ledger.holding(task.key for task in tasks):
+        if config.shuffle:  # shards named <stream>-NNNN (unshuffled outputs are named after their inputs)
+            _remove_earlier_shards(tasks, ledger, warn)
+        totals = run_units(write_shard, tasks, executor=executor, label="mix", ledger=ledger, quiet=quiet)
     return MixResult(totals=totals, shards=len(tasks))
+
+
+def _remove_earlier_shards(tasks: list[ShardTask], ledger: Ledger, warn: Callable[[str], None]) -> None:
+    """Remove the shards that an earlier run of a stream wrote into its output folder and this run's plan does not (the
+    recipe now makes fewer shards), with their records: else the folder would hold both runs' documents."""
+    planned = {task.key for task in tasks}
+    streams = {(urls.parent(task.key), task.plan.stream.name) for task in tasks}
+    for folder, stream in sorted(streams):
+        shard_name = re.compile(re.escape(stream) + r"-\d{4}\.jsonl(\.\w+)?")
+        earlier = {name: records for name, records in ledger.recorded_outputs(folder).items() if shard_name.fullmatch(name)}
+        stale = sorted(name for name in earlier if urls.join(folder, name) not in planned)
+        for name in stale:
+            urls.remove(urls.join(folder, name))
+            for record in earlier[name]:
+                urls.remove(record)
+        if stale:
+            warn(f"removed {len(stale)} shard{'s' if len(stale) > 1 else ''} of stream {stream!r} that an earlier run wrote and this recipe does not: {', '.join(urls.join(folder, name) for name in stale)}")
 
 
 def dry_run(

@@ -96,14 +96,27 @@ class Ledger:
     def finished(self, keys: Iterable[str]) -> set[str]:
         """The keys that have a record with these options (one listing per output folder)."""
         keys = list(keys)
+        recorded = self._records_in_folders_of(keys)
+        return {key for key in keys if self.record_url(key) in recorded}
+
+    def _records_in_folders_of(self, keys: list[str]) -> set[str]:
         recorded: set[str] = set()
         for folder in dict.fromkeys(urls.join(urls.parent(key), LEDGER_FOLDER) for key in keys):
             recorded.update(urls.join(folder, entry) for entry in urls.listdir(folder))
-        return {key for key in keys if self.record_url(key) in recorded}
+        return recorded
 
-    def unfinished(self, units: Sequence[Any]) -> list[Any]:
-        done = self.finished(unit.key for unit in units)
-        return [unit for unit in units if unit.key not in done]
+    def to_do(self, units: Sequence[Any], *, redo: bool = False) -> list[Any]:
+        """The units without a record of these options (all of them with ``redo``). Their records of other options are
+        removed first, since their outputs are about to be replaced: a later run with those options must not skip them."""
+        keys = [unit.key for unit in units]
+        recorded = self._records_in_folders_of(keys)
+        todo = [unit for unit in units if redo or self.record_url(unit.key) not in recorded]
+        replaced = {(urls.join(urls.parent(unit.key), LEDGER_FOLDER), urls.name(unit.key)) for unit in todo}
+        for record in recorded:
+            name, command, _ = _parse_record(urls.name(record))
+            if command == self.command and (urls.parent(record), name) in replaced:
+                urls.remove(record)
+        return todo
 
     def record(self, key: str, counters: dict[str, float]) -> None:
         """Record that the unit writing ``key`` finished (after its outputs were committed)."""
@@ -129,10 +142,20 @@ class Ledger:
             fingerprints_by_folder.setdefault(urls.join(urls.parent(key), LEDGER_FOLDER), {})[urls.name(key)] = self.fingerprint_of(key)
         for folder, fingerprints in fingerprints_by_folder.items():
             for entry in urls.listdir(folder):
-                rest, _, recorded_fingerprint = entry.removesuffix(RECORD_SUFFIX).rpartition(".")
-                name, _, command = rest.rpartition(".")
-                if entry.endswith(RECORD_SUFFIX) and name in fingerprints and command == self.command and recorded_fingerprint != fingerprints[name]:
+                name, command, recorded_fingerprint = _parse_record(entry)
+                if name in fingerprints and command == self.command and recorded_fingerprint != fingerprints[name]:
                     urls.remove(urls.join(folder, entry))
+
+    def recorded_outputs(self, folder: str) -> dict[str, list[str]]:
+        """The outputs in ``folder`` that runs of this command recorded as finished, with any options: each name with
+        the URLs of its records."""
+        ledger_folder = urls.join(folder, LEDGER_FOLDER)
+        outputs: dict[str, list[str]] = {}
+        for entry in urls.listdir(ledger_folder):
+            name, command, _ = _parse_record(entry)
+            if command == self.command:
+                outputs.setdefault(name, []).append(urls.join(ledger_folder, entry))
+        return outputs
 
     def forget(self, keys: Iterable[str]) -> None:
         """Remove the records of ``keys`` (before their units are done again)."""
@@ -140,6 +163,15 @@ class Ledger:
         self.claim(keys)
         for key in keys:
             urls.remove(self.record_url(key))
+
+
+def _parse_record(entry: str) -> tuple[str, str, str]:
+    """``(output name, command, fingerprint)`` of a record's file name (empty strings for another file)."""
+    if not entry.endswith(RECORD_SUFFIX):
+        return "", "", ""
+    rest, _, recorded_fingerprint = entry.removesuffix(RECORD_SUFFIX).rpartition(".")
+    name, _, command = rest.rpartition(".")
+    return name, command, recorded_fingerprint
 
 
 def _release(locks: dict[str, RunLock]) -> None:

@@ -37,7 +37,7 @@ def run_units(
     with an error naming this one.
     """
     with ledger.holding(unit.key for unit in units) if ledger is not None else contextlib.nullcontext():
-        todo = list(units) if ledger is None or redo else ledger.unfinished(units)
+        todo = list(units) if ledger is None else ledger.to_do(units, redo=redo)
         totals: Counters = {SKIPPED: len(units) - len(todo)} if len(todo) < len(units) else {}
         errors: list[DolmaSqlError] = []
         display = progress.RunProgress(label, units=len(todo), total_bytes=sum(_size(unit) for unit in todo), quiet=quiet)

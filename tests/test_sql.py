@@ -345,6 +345,24 @@ def test_an_output_that_cannot_be_a_file_is_one_clear_error_before_the_query(cor
     assert nested.read_text().split() == ["n", "300"]
 
 
+def test_a_set_that_covers_some_document_files_only_is_left_out_unless_named(corpus, tmp_path):
+    """A set found beside the first document file (a MinHash run over one file) does not take every query down."""
+    import shutil
+
+    shutil.copytree(corpus, tmp_path / "corpus")
+    partial = tmp_path / "corpus" / "attributes" / "partial"
+    partial.mkdir()
+    first = sorted((tmp_path / "corpus" / "documents").glob("*.jsonl.gz"))[0]
+    shutil.copy(tmp_path / "corpus" / "attributes" / "lengths" / first.name, partial / first.name)
+    documents = str(tmp_path / "corpus" / "documents" / "*.jsonl.gz")
+    found = cli(["sql", "-d", documents, "--format", "csv", "SELECT count(*) AS n FROM attributes"])
+    assert found.returncode == 0 and found.stdout.split() == ["n", "300"], found.stderr
+    assert "attribute set 'partial' has no file for 2 of the 3 document files" in " ".join(found.stderr.split())
+    named = cli(["sql", "-d", documents, "-a", "lengths,partial", "SELECT 1"])
+    assert named.returncode == 1 and "Traceback" not in named.stderr
+    assert "or leave it out (--attributes lengths)" in " ".join(named.stderr.split()), named.stderr
+
+
 def test_missing_attribute_file_is_a_config_error(corpus, tmp_path):
     result = cli(["sql", "-d", str(corpus / "documents/*.jsonl.gz"), "-a", "nonexistent", "SELECT 1"])
     assert result.returncode == 1 and "nonexistent" in result.stderr and "Traceback" not in result.stderr
@@ -378,6 +396,16 @@ def test_taggers_are_sql_functions(conformance):
     result = cli(["sql", "-d", "documents/*.gz", "--format", "json", query], cwd=provided)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"lengths_match": 10, "with_words": 10, "documents": 10}
+
+
+def test_a_tagger_that_needs_a_model_says_to_tag_with_it_instead(conformance):
+    """``sql`` has no option to name a tagger's model: the error says so, not to pass an option it lacks."""
+    provided = conformance / "tests/data/provided"
+    result = cli(["sql", "-d", "documents/*.gz", "SELECT dclm_oh_eli5(text) FROM documents"], cwd=provided)
+    message = " ".join(result.stderr.split())
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "tagger dclm-oh-eli5 cannot run as a SQL function: no fastText model" in message
+    assert "tag the corpus with it (dolma-sql tag --taggers dclm-oh-eli5, pass --models.dclm_oh_eli5" in message
 
 
 def test_tagger_functions_are_registered_when_a_query_calls_them():

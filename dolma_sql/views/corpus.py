@@ -13,6 +13,7 @@ import pyarrow as pa
 from dolma_sql.errors import ConfigError, DolmaSqlError
 from dolma_sql.formats.lines import LineBatch, decode_object, head_lines, iter_line_batches, raise_first_malformed
 from dolma_sql.layout import attribute_path
+from dolma_sql.runtime.progress import warn
 from dolma_sql.sql import load_sql, render
 from dolma_sql.storage import expand_globs, urls
 
@@ -75,13 +76,17 @@ def discover(document_globs: list[str], attribute_names: list[str] | None = None
     found: dict[str, tuple[tuple[str, ...], list[tuple[str, str]]]] = {}
     for name in names:
         files = tuple(attribute_path(doc, name, document_dir=document_dir) for doc in documents)
-        for doc, attr in zip(documents, files):
-            if not urls.isfile(attr):
-                raise ConfigError(
-                    f"attribute set {name!r} has no file {attr} for documents file {doc}",
-                    path="--attributes",
-                    hint=f"tag every document file for {name!r} (dolma-sql tag), or leave {name!r} out",
-                )
+        missing = [(doc, attr) for doc, attr in zip(documents, files) if not urls.isfile(attr)]
+        if missing and attribute_names is None:  # found beside the first file only: the views leave it out
+            warn(f"attribute set {name!r} has no file for {len(missing)} of the {len(documents)} document files (first: {missing[0][1]}), so it is left out")
+            continue
+        if missing:
+            others = [other for other in names if other != name]
+            raise ConfigError(
+                f"attribute set {name!r} has no file {missing[0][1]} for documents file {missing[0][0]}",
+                path="--attributes",
+                hint=f"tag every document file for {name!r} (dolma-sql tag), or leave it out" + (f" (--attributes {','.join(others)})" if others else ""),
+            )
         sample = _key_sample(files)
         connection.register("key_sample", _sample_table(sample))
         try:

@@ -66,6 +66,15 @@ def _add_tagger_function(connection: duckdb.DuckDBPyConnection, function: str) -
     name = by_function.get(function)
     if name is None:
         return False
+    spec = tagging.get_tagger(name)
+    if spec.check is not None:
+        try:
+            spec.check({})  # its libraries and models: sql has no options to name a tagger's models
+        except DolmaSqlError as error:
+            raise DolmaSqlError(
+                f"tagger {name} cannot run as a SQL function: {error.message}",
+                hint=f"tag the corpus with it (dolma-sql tag --taggers {name}, {error.hint}) and query its attributes",
+            ) from None
     try:
         tagging.register_duckdb_functions(connection, [name])
     except Exception as failure:  # a broken tagger must not take the corpus views down with it

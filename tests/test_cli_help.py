@@ -79,3 +79,21 @@ def test_mix_without_a_recipe_says_how_to_call_it(tmp_path):
         assert result.returncode == 1
         assert "no recipe given" in result.stderr and "dolma-sql mix RECIPE (or dolma-sql -c RECIPE mix)" in result.stderr
         assert "no streams" not in result.stderr
+
+
+def test_misspelled_names_get_the_nearest_ones(tmp_path):
+    """A misspelled config key names the key it may mean; a misspelled flag also the command's own options."""
+    from runtime_helpers import run_cli
+
+    (tmp_path / "documents").mkdir()
+    (tmp_path / "documents" / "a.jsonl").write_text('{"id":"a","text":"t"}\n')
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text("streams:\n- name: s\n  documents: [documents/*.jsonl]\n  output: {path: out, max_size_in_byte: 10}\n")
+    key = run_cli(["mix", str(recipe)], cwd=tmp_path)
+    assert key.returncode == 1 and "unknown field `max_size_in_byte`" in key.stderr and "did you mean max_size_in_bytes?" in key.stderr
+    recipe.write_text("streams:\n- name: s\n  documents: [documents/*.jsonl]\n  output: {path: out}\n")
+    flag = run_cli(["mix", str(recipe), "--dry_run"], cwd=tmp_path)
+    assert flag.returncode == 1 and "--dry-run" in flag.stderr.split("hint:")[1], flag.stderr
+    report = run_cli(["mix", str(recipe), "--report", "report.json"], cwd=tmp_path)
+    assert report.returncode == 1 and "--report writes the impact report of --dry-run" in report.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "report.json").exists()

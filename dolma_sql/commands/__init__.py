@@ -32,7 +32,8 @@ def command_config(ctx: typer.Context, schema: type[T], *, positional_config: bo
     config_file = (root.obj or {}).get("config")
     if positional_config and args and not args[0].startswith("-"):
         config_file = args.pop(0)
-    return load_config(schema, config_file=config_file, flags=args)
+    own = [option[2:] for parameter in ctx.command.params for option in getattr(parameter, "opts", []) if option.startswith("--")]
+    return load_config(schema, config_file=config_file, flags=args, other_options=own)
 
 
 def _executor_flag(arg: str) -> str:

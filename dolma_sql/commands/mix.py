@@ -40,6 +40,8 @@ def register(app: typer.Typer) -> None:
         if explain:
             _explain(config)
             return
+        if report and not dry_run:
+            raise ConfigError("--report writes the impact report of --dry-run", path="--report", hint="add --dry-run (a mix prints its totals)")
         if dry_run and report:
             from dolma_sql.storage import check_writable_file
 

@@ -20,6 +20,7 @@ import re
 import textwrap
 import types
 import typing
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -95,8 +96,9 @@ def _join(prefix: str, key: str) -> str:
     return f"{prefix}.{key}" if prefix else str(key)
 
 
-def parse_dotted_flags(args: list[str], schema: type) -> dict:
-    """Turn ``--a.b value`` / ``--flag`` / ``--no-flag`` / ``--list v1 v2`` into a nested dict."""
+def parse_dotted_flags(args: list[str], schema: type, *, other_options: Sequence[str] = ()) -> dict:
+    """Turn ``--a.b value`` / ``--flag`` / ``--no-flag`` / ``--list v1 v2`` into a nested dict (``other_options``: the
+    command's own option names, suggested beside the config's for a misspelled one)."""
     result: dict = {}
     index = 0
     while index < len(args):
@@ -112,7 +114,7 @@ def parse_dotted_flags(args: list[str], schema: type) -> dict:
             name = name[3:]
         leaf = _leaf_type(schema, name)
         if leaf is None:
-            raise ConfigError(f"unknown option --{name}", hint=_suggest(name, _all_dotted(schema)))
+            raise ConfigError(f"unknown option --{name}", hint=_suggest(name, [*_all_dotted(schema), *other_options]))
         index += 1
         values: list[str] = []
         if value_inline is not None:
@@ -238,11 +240,11 @@ def _is_docstring(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
-def _suggest(name: str, choices: list[str]) -> str:
+def _suggest(name: str, choices: list[str], *, prefix: str = "--", otherwise: str = "see --help for the options") -> str:
     import difflib
 
     close = difflib.get_close_matches(name, choices, n=3)
-    return f"did you mean {', '.join('--' + c for c in close)}?" if close else "see --help for the options"
+    return f"did you mean {', '.join(prefix + c for c in close)}?" if close else otherwise
 
 
 def _set_dotted(target: dict, dotted: str, value: Any) -> None:
@@ -274,13 +276,24 @@ def to_struct(data: dict, schema: type[T], *, source: str | None = None) -> T:
             message = message[: match.start()]
             field = match.group(1).lstrip(".")
         location = f"{source}: {field}" if source and field else (field or source)
-        raise ConfigError(message, path=location) from None
+        unknown = re.fullmatch(r"Object contains unknown field `(.+)`", message)
+        hint = _suggest_key(unknown.group(1), schema) if unknown else None
+        raise ConfigError(message, path=location, hint=hint) from None
 
 
-def load_config(schema: type[T], *, config_file: str | None, flags: list[str], defaults: dict | None = None) -> T:
-    """File (if any), then flags, then interpolation, then typed validation, then the config's own checks."""
+def _suggest_key(key: str, schema: type) -> str:
+    """The config keys (of any section) closest to a misspelled ``key``."""
+    keys = dict.fromkeys(option.name.rsplit(".", 1)[-1] for option in describe_options(schema))
+    return _suggest(key, list(keys), prefix="", otherwise="see --help for the keys of each section")
+
+
+def load_config(
+    schema: type[T], *, config_file: str | None, flags: list[str], defaults: dict | None = None, other_options: Sequence[str] = ()
+) -> T:
+    """File (if any), then flags, then interpolation, then typed validation, then the config's own checks
+    (``other_options``: see :func:`parse_dotted_flags`)."""
     data = deep_merge(defaults or {}, read_config_file(config_file) if config_file else {})
-    data = deep_merge(data, parse_dotted_flags(flags, schema))
+    data = deep_merge(data, parse_dotted_flags(flags, schema, other_options=other_options))
     return checked(to_struct(interpolate(data), schema, source=config_file))
 
 

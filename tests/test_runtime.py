@@ -56,6 +56,17 @@ def test_an_allocator_is_preloaded_into_the_workers_only():
     assert "libc.so" not in os.environ.get("LD_PRELOAD", "")
 
 
+def test_an_allocator_that_is_not_installed_is_a_config_error(monkeypatch):
+    monkeypatch.delenv("DOLMA_SQL_ALLOCATOR", raising=False)
+    with pytest.raises(ConfigError, match="no allocator library 'no-such-allocator' is installed") as error:
+        LocalExecutor(2, allocator="no-such-allocator")
+    assert error.value.path == "executor.allocator"
+    monkeypatch.setenv("DOLMA_SQL_ALLOCATOR", "no-such-allocator")
+    with pytest.raises(ConfigError) as error:
+        LocalExecutor(2)
+    assert error.value.path == "DOLMA_SQL_ALLOCATOR"
+
+
 def test_a_started_executor_preloads_its_workers_and_serves_several_maps():
     executor = LocalExecutor(2)
     executor.prepare("executor_preload_mark")

@@ -50,4 +50,4 @@ class ExecutorConfig(Config):
     address: str | None = None
     """The Ray cluster to run on with kind ray (unset: RAY_ADDRESS, else a local cluster)."""
     allocator: str = "auto"
-    """Memory allocator preloaded into the workers (local or Ray): auto (mimalloc or jemalloc when installed), system, or a library."""
+    """Memory allocator preloaded into the workers (local or Ray): auto (mimalloc or jemalloc when installed), system, or an installed library (DOLMA_SQL_ALLOCATOR overrides it)."""

@@ -102,14 +102,24 @@ malloc/free is a large part of its time."""
 
 def allocator_environment(allocator: str) -> dict[str, str]:
     """``LD_PRELOAD`` of the allocator for worker processes: ``system`` (glibc: nothing), ``auto`` (the first
-    of :data:`FAST_ALLOCATORS` installed) or a library name. ``DOLMA_SQL_ALLOCATOR`` overrides it."""
+    of :data:`FAST_ALLOCATORS` installed, else glibc) or a library's name or path, which must be installed.
+    ``DOLMA_SQL_ALLOCATOR`` overrides it."""
     import ctypes.util
 
-    choice = os.environ.get("DOLMA_SQL_ALLOCATOR") or allocator
+    from_environment = os.environ.get("DOLMA_SQL_ALLOCATOR")
+    choice = from_environment or allocator
     if choice == "system":
         return {}
     for name in FAST_ALLOCATORS if choice == "auto" else (choice,):
-        library = ctypes.util.find_library(name)
+        library = name if os.sep in name and os.path.isfile(name) else ctypes.util.find_library(name)  # a path, or a name
         if library:
             return {"LD_PRELOAD": f"{os.environ.get('LD_PRELOAD', '')} {library}".strip()}
+    if choice != "auto":
+        from dolma_sql.errors import ConfigError
+
+        raise ConfigError(
+            f"no allocator library {choice!r} is installed",
+            path="DOLMA_SQL_ALLOCATOR" if from_environment else "executor.allocator",
+            hint="name an installed one (mimalloc: apt-get install libmimalloc2.0), or auto (the first of mimalloc and jemalloc installed) or system",
+        )
     return {}

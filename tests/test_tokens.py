@@ -250,6 +250,9 @@ def test_tokenizer_file_missing_or_hub_name(tmp_path, conformance):
     assert "tokenizer.json" in error.value.hint
     with pytest.raises(ConfigError, match="neither"):
         tokens(["--documents", PROVIDED, "--tokenizer.name_or_path", str(TOKENIZERS / "llama-test-tokenizer.json"), "--destination", str(tmp_path / "x")])
+    for beside in ([], ["--tokenizer.eos_token_id", "0"], ["--tokenizer.name_or_path", str(TOKENIZERS / "llama-test-tokenizer.json")]):
+        with pytest.raises(ConfigError, match="`tokenizer_name_or_path` is deprecated"):  # never ignored silently
+            tokens(["--documents", PROVIDED, "--tokenizer_name_or_path", "x.json", *beside, "--destination", str(tmp_path / "y")])
 
 
 def test_vocabulary_too_large_for_uint16(tmp_path):

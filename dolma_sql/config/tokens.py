@@ -86,7 +86,7 @@ class TokensConfig(Config):
     def validate(self) -> TokensConfig:
         """Rules across fields, and dolma's options dolma-sql refuses; raises ConfigError naming the field."""
         options = self.tokenizer
-        if options is None and self.tokenizer_name_or_path is not None:
+        if self.tokenizer_name_or_path is not None:  # also beside tokenizer.*: else it would be ignored silently
             raise ConfigError(
                 "`tokenizer_name_or_path` is deprecated and needs the Hub to find the end-of-sequence id",
                 path="tokenizer_name_or_path",

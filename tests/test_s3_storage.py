@@ -55,6 +55,12 @@ def test_credentials_and_endpoint_come_from_the_aws_files(s3_server, prefix, tmp
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert f"{prefix}/documents/*.gz: cannot read: access denied" in refused.stderr and "AWS_PROFILE" in refused.stderr
 
+    aws.joinpath("credentials").write_text("")  # no credentials anywhere (nor the instance metadata service: off the loopback)
+    anonymous = cli(query, tmp_path, env=without_aws_variables(tmp_path / "home", AWS_EC2_METADATA_DISABLED="true"))
+    assert anonymous.returncode == 1 and "Traceback" not in anonymous.stderr
+    message = " ".join(anonymous.stderr.split())
+    assert "cannot read: Unable to locate credentials" in message and "AWS_ACCESS_KEY_ID" in message, message
+
 
 def mix_config(documents: str, output: str) -> dict:
     return {"streams": [{"name": "s", "documents": [documents], "attributes": ["a"], "output": {"path": output},

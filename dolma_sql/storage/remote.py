@@ -119,10 +119,18 @@ def errors(url: str, doing: str) -> Iterator[None]:
         refusal = WriteDenied if doing == "write" else ReadDenied
         raise refusal(f"cannot {doing}: access denied ({_reason(error)})", path=url, hint=DENIED_HINT) from None
     except Exception as error:
+        if _no_credentials(error):  # not a failure of the store: no retry helps
+            refusal = WriteDenied if doing == "write" else ReadDenied
+            raise refusal(f"cannot {doing}: {_reason(error)}", path=url, hint=DENIED_HINT) from None
         if not isinstance(error, OSError) and type(error).__module__.split(".")[0] not in STORE_LIBRARIES:
             raise  # a bug, not the store
         failure = StorageWriteError if doing == "write" else StorageReadError
         raise failure(f"cannot {doing}: {_reason(error)}", path=url, hint=UNREACHABLE_HINT) from None
+
+
+def _no_credentials(error: BaseException) -> bool:
+    """botocore's ``NoCredentialsError`` and ``PartialCredentialsError`` (told by name: botocore is optional)."""
+    return any(cls.__name__ in ("NoCredentialsError", "PartialCredentialsError") for cls in type(error).__mro__)
 
 
 def _reason(error: BaseException) -> str:

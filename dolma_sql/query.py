@@ -195,9 +195,16 @@ def fetch(connection: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelati
 
 
 def print_table(
-    connection: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation, console: Console, corpus: Corpus | None, max_rows: int
+    connection: duckdb.DuckDBPyConnection,
+    relation: duckdb.DuckDBPyRelation,
+    console: Console,
+    corpus: Corpus | None,
+    max_rows: int,
+    *,
+    more_rows: str = "raise --max-rows or use --format/--output",
 ) -> None:
-    """A rich table of at most ``max_rows`` rows (one extra is fetched to tell whether more exist)."""
+    """A rich table of at most ``max_rows`` rows (one extra is fetched to tell whether more exist); ``more_rows`` says
+    how to see the others."""
     columns, rows = fetch(connection, relation, corpus, limit=max_rows + 1)
     table = Table(show_lines=False, header_style="bold")
     for name, kind in zip(columns, relation.types):
@@ -205,7 +212,7 @@ def print_table(
     for row in rows[:max_rows]:
         table.add_row(*(_cell(value) for value in row))
     console.print(table)
-    more = " (more rows not shown; raise --max-rows or use --format/--output)" if len(rows) > max_rows else ""
+    more = f" (more rows not shown; {more_rows})" if len(rows) > max_rows else ""
     console.print(f"[dim]{min(len(rows), max_rows)} row{'s' if len(rows) != 1 else ''}{more}[/dim]", highlight=False)
 
 

@@ -113,7 +113,7 @@ class Shell:
             try:
                 relation = execute(self.connection, sql, corpus=self.corpus, allow_write=self.allow_write)
                 if relation is not None:
-                    print_table(self.connection, relation, self.console, self.corpus, self.max_rows)
+                    print_table(self.connection, relation, self.console, self.corpus, self.max_rows, more_rows="raise .maxrows N")
             except (DolmaSqlError, duckdb.Error) as error:
                 if interrupted:  # DuckDB's message for the stop, or a failure of what the stop cut short
                     self.console.print("interrupted")

@@ -225,6 +225,11 @@ def test_tables_schema_timer_and_views_as_in_duckdbs_shell(shell):
     shell.send(".timer sometimes\r")
     assert ".timer on|off" in shell.expect("dolma-sql> ")
 
+    shell.send(".maxrows 2\r")
+    shell.expect("dolma-sql> ")
+    shell.send("SELECT * FROM range(3);\r")
+    assert "more rows not shown; raise .maxrows N" in " ".join(shell.expect("dolma-sql> ").split())
+
     shell.send(".views\r")
     views = shell.expect("dolma-sql> ")
     assert "bff_duplicate_paragraph_spans spans" in views and "sample__random_number_v1__random spans" in views

@@ -25,7 +25,6 @@ def register(app: typer.Typer) -> None:
     def dedupe_command(
         ctx: typer.Context,
         exact: bool = typer.Option(False, "--exact", help="Exact dedup with DuckDB (no false positives) and a lineage table; same as --dedupe.mode exact."),
-        report: str = typer.Option(None, "--report", help="Also write the run's statistics as JSON to this file."),
     ) -> None:
         """Mark duplicate documents or paragraphs as attributes (dolma's dedupe options, as dotted flags)."""
         from dolma_sql import deduper
@@ -35,8 +34,6 @@ def register(app: typer.Typer) -> None:
 
         if exact:
             ctx.args[:] = [*ctx.args, "--dedupe.mode", "exact"]
-        if report:
-            ctx.args[:] = [*ctx.args, "--report", report]
         config = command_config(ctx, DeduperConfig)
         if config.dryrun:  # validated; list what would be written, touch nothing
             for part in partition_configs(config):

@@ -22,7 +22,7 @@ class WorkDirConfig(Config):
     input: str | None = None
     """Local folder remote inputs are downloaded to before they are read (unset: they are streamed)."""
     output: str | None = None
-    """Local folder outputs bound for an object store are written to before upload (unset: the temp folder)."""
+    """Local folder outputs bound for an object store are written to before upload (unset: the temp folder); dedupe keeps its tables there too (any URL)."""
 
 
 class CompressionConfig(Config):

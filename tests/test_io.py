@@ -50,6 +50,23 @@ def test_invalid_utf8_names_the_line(tmp_path):
     assert error.value.line == 3
 
 
+@pytest.mark.parametrize(
+    "name,compress,says",
+    [
+        ("part.jsonl.zstd", zstandard.ZstdCompressor().compress, "zstd-compressed, .zst"),
+        ("part.json", gzip.compress, "gzip-compressed, .gz"),
+        ("part.jsonl.bz2", __import__("bz2").compress, "bzip2-compressed, recompress it with gzip"),
+    ],
+)
+def test_a_compressed_file_whose_name_does_not_say_so_is_named_as_such(tmp_path, name, compress, says):
+    (tmp_path / name).write_bytes(compress(b'{"a": 1}\n' * 100))
+    with pytest.raises(InputError) as error:
+        list(iter_line_batches(str(tmp_path / name)))
+    kind, advice = says.split(", ")
+    assert f"invalid UTF-8: the file is {kind}, but its name does not say so" in error.value.message
+    assert advice in error.value.hint and error.value.line == 1
+
+
 def test_gzip_members_are_read_in_turn(tmp_path):
     path = tmp_path / "part.jsonl.gz"
     path.write_bytes(gzip.compress(b'{"a": 1}\n{"a": 2}') + gzip.compress(b'\n{"a": 3}\n'))

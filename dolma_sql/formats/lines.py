@@ -216,13 +216,28 @@ def _to_batch(path: str, first_line: int, buffer: np.ndarray, ends: np.ndarray) 
         lines = binary.cast(pa.large_string())
     except pa.ArrowInvalid:
         bad = _first_invalid_utf8(binary)
+        compressed = _compressed_as(bytes(buffer[:6])) if first_line + bad == 1 else None
         raise InputError(
-            "invalid UTF-8",
+            "invalid UTF-8" + (f": the file is {compressed[0]}-compressed, but its name does not say so" if compressed else ""),
             path=path,
             line=first_line + bad,
-            hint="re-encode the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`) or drop the line",
+            hint=_compressed_hint(compressed) if compressed else "re-encode the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`) or drop the line",
         ) from None
     return LineBatch(path=path, first_line=first_line, lines=lines)
+
+
+COMPRESSION_MAGIC = {b"\x1f\x8b": ("gzip", ".gz"), b"\x28\xb5\x2f\xfd": ("zstd", ".zst"), b"BZh": ("bzip2", None), b"\xfd7zXZ\x00": ("xz", None)}
+"""How compressed files begin, with the extension that reads them (None: dolma reads no such file). A file read as
+text that begins so was misnamed (``.zstd`` for ``.zst``)."""
+
+
+def _compressed_as(head: bytes) -> tuple[str, str | None] | None:
+    return next((kind for magic, kind in COMPRESSION_MAGIC.items() if head.startswith(magic)), None)
+
+
+def _compressed_hint(compressed: tuple[str, str | None]) -> str:
+    extension = compressed[1]
+    return f"name it with the {extension} extension" if extension else "recompress it with gzip (.gz) or zstd (.zst), the compressions dolma reads"
 
 
 def _first_invalid_utf8(binary: pa.LargeBinaryArray) -> int:

@@ -97,3 +97,16 @@ def test_plain_install_names_the_extra_a_heavy_family_needs(installed, tmp_path)
     result = run(installed, ["tag", "--documents", "documents/*.jsonl.gz", "--taggers", "lingua_doc_v1"], tmp_path)
     assert result.returncode != 0
     assert 'pip install ".[lang]" in the dolma-sql checkout' in result.stderr + result.stdout
+
+
+def test_plain_install_holds_every_module_of_the_source_tree(installed, tmp_path):
+    """Every module under ``dolma_sql/`` imports from the installed package (a package missing from pyproject's
+    list is left out of the install, and only the commands that import it would fail)."""
+    modules = sorted(
+        ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+        for path in (REPO / "dolma_sql").rglob("*.py")
+        if "__pycache__" not in path.parts and path.name != "__main__.py"  # that one runs the CLI
+    )
+    probe = "import importlib, sys\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\nprint('ok')"
+    result = subprocess.run([str(installed / "python"), "-c", probe, *modules], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.stdout.strip() == "ok", result.stderr[-3000:]

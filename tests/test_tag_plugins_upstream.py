@@ -8,7 +8,9 @@ working tree first on ``PYTHONPATH`` (the same interpreter start-up as upstream'
 
 from __future__ import annotations
 
+import gzip
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -91,12 +93,17 @@ def test_plugins_with_metadata_defaults_and_many_span_types_equal_upstream(oracl
     documents = conformance_documents() + edge_documents(120, seed=5)
     upstream, mine = corpus(tmp_path / "up", documents), corpus(tmp_path / "mine", documents)
     args = ["tag", "--documents", "documents/*", "--taggers", "upstream_style_paragraphs_v1", "upstream_style_metadata_v1",
-            "--tagger_modules", str(PLUGINS), "--experiment", "e", "--processes", "1"]
+            "upstream_style_colliding_v1", "--tagger_modules", str(PLUGINS), "--experiment", "e", "--processes", "1"]
     run_oracle(oracle, args, cwd=upstream)
     dolma_sql(args, mine)
     assert_same_attributes(upstream / "attributes/e/d.jsonl.gz", mine / "attributes/e/d.jsonl.gz", tolerance=0)
     # the same bytes, key order included
     assert (upstream / "attributes/e/d.jsonl.gz").read_bytes() != b"" and read_rows(upstream / "attributes/e/d.jsonl.gz") == read_rows(mine / "attributes/e/d.jsonl.gz")
+    lines = gzip.decompress((mine / "attributes/e/d.jsonl.gz").read_bytes()).splitlines()
+    objects: list[list[str]] = []
+    for line in lines:
+        json.loads(line, object_pairs_hook=lambda pairs: objects.append([key for key, _ in pairs]) or dict(pairs))
+    assert all(len(keys) == len(set(keys)) for keys in objects), "colliding span types make one key, not two (json.loads keeps the last)"
 
 
 def test_plugins_run_in_worker_processes_one_instance_per_file(tmp_path):

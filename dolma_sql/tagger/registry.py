@@ -68,7 +68,19 @@ class TaggerSpec:
 
         keyed = [(key(t), output.get(t, Spans.empty()), True) for t in self.defaults]
         keyed += [(key(t), s, False) for t, s in output.items() if t and t not in self.defaults]
-        return keyed
+        return _one_per_key(keyed)
+
+
+def _one_per_key(keyed: list[KeyedSpans]) -> list[KeyedSpans]:
+    """Types that sanitise to one key (``a-b`` and ``a.b``) make one key, as in dolma, where a later type's spans replace
+    an earlier one's in a document that has both; the key keeps the first one's place."""
+    merged: dict[str, tuple[Spans, bool]] = {}
+    for key, spans, always in keyed:
+        if key in merged:
+            earlier, was_always = merged[key]
+            spans, always = Spans.concat([earlier.take(~np.isin(earlier.rows, spans.rows)), spans]), was_always or always
+        merged[key] = spans, always
+    return [(key, spans, always) for key, (spans, always) in merged.items()]
 
 
 _REGISTRY: dict[str, TaggerSpec] = {}

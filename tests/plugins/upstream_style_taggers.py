@@ -39,3 +39,15 @@ class UrlAndSource(BaseTaggerWithMetadata):
         if doc.source:
             spans.append(Span(start=0, end=len(doc.text), type=f"source_{doc.source}", score=len(doc.id)))
         return DocResult(doc=doc, spans=spans)
+
+
+@add_tagger("upstream_style_colliding_v1")
+class CollidingTypes(BaseTagger):
+    """Two span types that sanitise to one key (``len-chars`` and ``len.chars``): in a document with both, the later's
+    spans are written."""
+
+    def predict(self, doc: Document) -> DocResult:
+        spans = [Span(start=0, end=len(doc.text), type="len-chars", score=len(doc.text))]
+        if "a" in doc.text:
+            spans.append(Span(start=0, end=1, type="len.chars", score=1.0))
+        return DocResult(doc=doc, spans=spans)

@@ -192,3 +192,52 @@ def test_the_documented_batch_tagger_example_runs(tmp_path):
     rows = read_rows(tmp_path / "attributes/vowels_v1/d.jsonl.gz")
     assert rows[0]["attributes"] == {"vowels_v1__vowels_v1__vowels": [[0, 12, 4.0]], "vowels_v1__vowels_v1__vowel_ratio": [[0, 12, 0.33333]]}
     assert rows[1]["attributes"] == {"vowels_v1__vowels_v1__vowels": [[0, 0, 0.0]], "vowels_v1__vowels_v1__vowel_ratio": [[0, 0, 0.0]]}
+
+
+SIBLING_BASE = '''from dolma import BaseTagger, add_tagger
+from dolma.core.data_types import DocResult, Span
+
+@add_tagger("sibling_base_v1")
+class Base(BaseTagger):
+    def predict(self, doc):
+        return DocResult(doc=doc, spans=[Span(start=0, end=len(doc.text), type="n", score=len(doc.text))])
+'''
+SIBLING_DERIVED = '''from dolma import add_tagger
+from sibling_base import Base
+
+@add_tagger("sibling_derived_v1")
+class Derived(Base):
+    pass
+'''
+
+
+def test_plugin_files_may_import_each_other_and_a_package_folder_is_a_module(tmp_path):
+    """As upstream: each file is imported under its own name with its folder first on ``sys.path``, so a file that imports
+    its neighbour shares its classes (before, the neighbour was imported twice and registered its tagger twice)."""
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "sibling_base.py").write_text(SIBLING_BASE)
+    (tmp_path / "plugins" / "sibling_derived.py").write_text(SIBLING_DERIVED)
+    (tmp_path / "plugins" / "folder_plugin").mkdir()
+    (tmp_path / "plugins" / "folder_plugin" / "__init__.py").write_text(SIBLING_BASE.replace("sibling_base_v1", "folder_plugin_v1"))
+    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", [{"id": "0", "text": "abc"}])
+    dolma_sql(["tag", "--documents", "documents/*", "--taggers", "sibling_base_v1", "sibling_derived_v1", "folder_plugin_v1", "--experiment", "e",
+               "--tagger_modules", "plugins/sibling_base.py", "plugins/sibling_derived.py", "plugins/folder_plugin"], tmp_path)
+    assert read_rows(tmp_path / "attributes/e/d.jsonl.gz")[0]["attributes"] == {
+        "e__sibling_base_v1__n": [[0, 3, 3.0]], "e__sibling_derived_v1__n": [[0, 3, 3.0]], "e__folder_plugin_v1__n": [[0, 3, 3.0]]
+    }
+
+
+@pytest.mark.parametrize(
+    "source,says",
+    [
+        ("def broken(:\n", "SyntaxError"),
+        ("from dolma import BaseTagger, add_tagger\n@add_tagger('char_length_v1')\nclass Mine(BaseTagger):\n    pass\n", "already registered"),
+        ("import os\n\nraise RuntimeError('no model here')\n", "RuntimeError: no model here"),
+    ],
+    ids=["syntax", "builtin-name", "raises"],
+)
+def test_a_plugin_that_fails_to_import_is_a_config_error_naming_its_line(tmp_path, source, says):
+    (tmp_path / "failing_plugin.py").write_text(source)
+    with pytest.raises(ConfigError, match=says) as error:
+        import_tagger_modules([str(tmp_path / "failing_plugin.py")])
+    assert error.value.path == "tagger_modules" and f"{tmp_path / 'failing_plugin.py'}:" in error.value.hint

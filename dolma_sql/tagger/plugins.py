@@ -11,6 +11,7 @@ import importlib.util
 import os
 import re
 import sys
+import traceback
 from collections.abc import Sequence
 
 from dolma_sql.errors import ConfigError
@@ -18,10 +19,11 @@ from dolma_sql.tagger.upstream_plugins import upstream_imports
 
 
 def import_tagger_modules(modules: Sequence[str]) -> None:
-    """Import plugin modules given as import paths (``pkg.mod``) or file paths (``taggers/mine.py``).
+    """Import plugin modules given as import paths (``pkg.mod``), file paths (``taggers/mine.py``) or package folders.
 
-    As upstream, a file's folder goes on ``sys.path`` (so it may import its neighbours), and
-    ``import dolma`` works in it without upstream installed.
+    As upstream, a file's folder goes first on ``sys.path`` and the file is imported under its own name, so it may
+    import its neighbours (another plugin file among them, which is then imported once); ``import dolma`` works in
+    it without upstream installed. A module that fails to import is a config error naming the file and line.
     """
     with upstream_imports():
         for module in modules:
@@ -30,6 +32,22 @@ def import_tagger_modules(modules: Sequence[str]) -> None:
             except ModuleNotFoundError as error:
                 raise ConfigError(f"tagger module {module!r} cannot be imported: {error}", path="tagger_modules",
                                   hint=f"pip install {error.name.partition('.')[0]}" if error.name and not error.name.startswith("dolma") else None) from None
+            except ConfigError:
+                raise
+            except Exception as error:
+                raise ConfigError(f"tagger module {module!r} failed while it was imported: {type(error).__name__}: {error}",
+                                  path="tagger_modules", hint=f"fix {_where(error)}") from None
+
+
+def _where(error: Exception) -> str:
+    """The file and line an import failed at: a syntax error's own, else the innermost frame of the user's code (not
+    dolma-sql's, where a registration refused, nor the import machinery's)."""
+    if isinstance(error, SyntaxError) and error.filename:
+        return f"{error.filename}:{error.lineno}"
+    ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if not frame.filename.startswith((ours, "<"))]
+    frame = (frames or traceback.extract_tb(error.__traceback__))[-1]
+    return f"{frame.filename}:{frame.lineno}"
 
 
 def _import(module: str) -> None:
@@ -46,14 +64,23 @@ def _import(module: str) -> None:
         raise ConfigError(
             f"cannot import tagger module {module!r}",
             path="tagger_modules",
-            hint="give an importable module name (on $PYTHONPATH) or the path of a .py file",
+            hint="give an importable module name (on $PYTHONPATH), the path of a .py file, or a package's folder",
         )
-    name = "dolma_sql_plugin_" + re.sub(r"\W", "_", os.path.splitext(os.path.abspath(path))[0])
-    if name in sys.modules:
+    path = os.path.abspath(path)
+    folder, name = os.path.dirname(path.rstrip(os.sep)), os.path.splitext(os.path.basename(path.rstrip(os.sep)))[0]
+    if folder in sys.path:
+        sys.path.remove(folder)
+    sys.path.insert(0, folder)
+    if os.path.isdir(path):  # a package
+        importlib.import_module(name)
         return
-    folder = os.path.dirname(os.path.abspath(path))
-    if folder not in sys.path:
-        sys.path.append(folder)
+    loaded = sys.modules.get(name)
+    if loaded is not None and os.path.abspath(getattr(loaded, "__file__", "") or "") == path:
+        return  # imported already, by a neighbour or an earlier --tagger_modules entry
+    if loaded is not None:  # another module has this name: the file gets one of its own
+        name = "dolma_sql_plugin_" + re.sub(r"\W", "_", os.path.splitext(path)[0])
+        if name in sys.modules:
+            return
     spec = importlib.util.spec_from_file_location(name, path)
     loaded = importlib.util.module_from_spec(spec)
     sys.modules[name] = loaded

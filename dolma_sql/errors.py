@@ -89,3 +89,19 @@ class CompileError(DolmaSqlError):
 def install_hint(extra: str, what: str = "") -> str:
     """How to install an optional extra: dolma-sql is installed from its checkout, not from an index."""
     return f'pip install ".[{extra}]" in the dolma-sql checkout' + (f" ({what})" if what else "")
+
+
+def raised_at(error: BaseException) -> str:
+    """``file:line`` where the user's code (a plugin, a tagger module) raised ``error``: a syntax error's own place, else
+    the innermost frame that is neither dolma-sql's nor the import machinery's."""
+    import os
+    import traceback
+
+    if isinstance(error, SyntaxError) and error.filename:
+        return f"{error.filename}:{error.lineno}"
+    ours = os.path.dirname(os.path.abspath(__file__))
+    frames = traceback.extract_tb(error.__traceback__)
+    theirs = [frame for frame in frames if not frame.filename.startswith((ours, "<"))]
+    frame = (theirs or frames)[-1]
+    return f"{frame.filename}:{frame.lineno}"
+

@@ -241,3 +241,19 @@ def test_a_plugin_that_fails_to_import_is_a_config_error_naming_its_line(tmp_pat
     with pytest.raises(ConfigError, match=says) as error:
         import_tagger_modules([str(tmp_path / "failing_plugin.py")])
     assert error.value.path == "tagger_modules" and f"{tmp_path / 'failing_plugin.py'}:" in error.value.hint
+
+
+def test_a_plugin_that_raises_on_a_document_is_named_with_where_it_raised(tmp_path):
+    (tmp_path / "raising_plugin.py").write_text(
+        "from dolma import BaseTagger, add_tagger\nfrom dolma.core.data_types import DocResult\n\n@add_tagger('raising_v1')\nclass Raising(BaseTagger):\n"
+        "    def predict(self, doc):\n        if doc.id == '1':\n            raise ValueError('cannot handle ' + doc.id)\n        return DocResult(doc=doc, spans=[])\n"
+    )
+    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", [{"id": "0", "text": "a"}, {"id": "1", "text": "b"}])
+    result = subprocess.run(
+        [sys.executable, "-m", "dolma_sql", "tag", "--documents", "documents/*", "--taggers", "char_length_v1", "raising_v1", "--tagger_modules", "raising_plugin.py"],
+        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=300,
+    )
+    message = " ".join(result.stderr.split())
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "tagger raising_v1 failed in lines 1-2: ValueError('cannot handle 1')" in message
+    assert f"it raised at {tmp_path / 'raising_plugin.py'}:8" in message

@@ -11,10 +11,9 @@ import importlib.util
 import os
 import re
 import sys
-import traceback
 from collections.abc import Sequence
 
-from dolma_sql.errors import ConfigError
+from dolma_sql.errors import ConfigError, raised_at
 from dolma_sql.tagger.upstream_plugins import upstream_imports
 
 
@@ -36,18 +35,7 @@ def import_tagger_modules(modules: Sequence[str]) -> None:
                 raise
             except Exception as error:
                 raise ConfigError(f"tagger module {module!r} failed while it was imported: {type(error).__name__}: {error}",
-                                  path="tagger_modules", hint=f"fix {_where(error)}") from None
-
-
-def _where(error: Exception) -> str:
-    """The file and line an import failed at: a syntax error's own, else the innermost frame of the user's code (not
-    dolma-sql's, where a registration refused, nor the import machinery's)."""
-    if isinstance(error, SyntaxError) and error.filename:
-        return f"{error.filename}:{error.lineno}"
-    ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if not frame.filename.startswith((ours, "<"))]
-    frame = (frames or traceback.extract_tb(error.__traceback__))[-1]
-    return f"{frame.filename}:{frame.lineno}"
+                                  path="tagger_modules", hint=f"fix {raised_at(error)}") from None
 
 
 def _import(module: str) -> None:

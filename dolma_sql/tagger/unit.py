@@ -9,13 +9,13 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 from dolma_sql import storage
-from dolma_sql.errors import DolmaSqlError, InputError
+from dolma_sql.errors import DolmaSqlError, InputError, raised_at
 from dolma_sql.formats.attributes import encode_attribute_fields, encode_rows
 from dolma_sql.formats.documents import iter_document_batches
 from dolma_sql.storage.commit import remove_temps
 from dolma_sql.tagger.batch import TagBatch
 from dolma_sql.tagger.plugins import import_tagger_modules
-from dolma_sql.tagger.registry import get_tagger, needed_fields
+from dolma_sql.tagger.registry import TaggerOutput, TaggerSpec, get_tagger, needed_fields
 
 TAG_BATCH_BYTES = 4 << 20
 """Bytes of documents tagged at a time: smaller than the readers' shared batch, because the taggers'
@@ -84,16 +84,23 @@ def tag_file(unit: TagUnit) -> dict[str, float]:
             if not table.num_rows:
                 break
             batch = TagBatch(table, seed=settings.seed, options=options, path=unit.source)
-            try:
-                results = {name: spec.run(batch) for name, spec in specs.items()}
-            except DolmaSqlError:
-                raise
-            except Exception as error:
-                last_line = document_batch.first_line + len(batch) - 1
-                raise InputError(f"tagging failed in lines {document_batch.first_line}-{last_line}: {error!r}", path=unit.source) from error
+            results = {name: _run_tagger(name, spec, batch, document_batch.first_line, unit.source) for name, spec in specs.items()}
             ids, sources = batch.column("id"), batch.column("source")
             for output, writer in zip(unit.outputs, writers):
                 keyed = [k for name, prefix in output.taggers for k in specs[name].keyed(prefix, results[name])]
                 writer.write(encode_rows(ids, encode_attribute_fields(len(batch), keyed), sources))
             documents += len(batch)
     return {"documents": documents, "files": 1}
+
+
+def _run_tagger(name: str, spec: TaggerSpec, batch: TagBatch, first_line: int, source: str) -> TaggerOutput:
+    """One tagger over one batch; an exception of its code is an error naming the tagger, the lines and where it raised."""
+    try:
+        return spec.run(batch)
+    except DolmaSqlError:
+        raise
+    except Exception as error:
+        raise InputError(
+            f"tagger {name} failed in lines {first_line}-{first_line + len(batch) - 1}: {error!r}", path=source, hint=f"it raised at {raised_at(error)}"
+        ) from error
+

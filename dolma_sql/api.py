@@ -73,10 +73,16 @@ def stat(config: dict | Any, *, executor: Executor | None = None):
     return analyzer.run(settings, executor=_executor_for(settings, executor))
 
 
-def corpus(documents: Sequence[str], attributes: Sequence[str] | None = None, *, allow_read: Sequence[str] = ()) -> duckdb.DuckDBPyConnection:
+def corpus(documents: str | Sequence[str], attributes: str | Sequence[str] | None = None, *, allow_read: str | Sequence[str] = ()) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with the views ``documents``, ``attributes`` and ``spans`` over a corpus, sandboxed
     as ``dolma-sql sql`` is (files outside the corpus and ``allow_read`` cannot be read; nothing is written)."""
     from dolma_sql.query import open_sandboxed
 
-    connection, _ = open_sandboxed(list(documents), list(attributes) if attributes is not None else None, database=None, threads=None, allow_write=False, allow_read=allow_read)
+    documents, attributes, allow_read = (_listed(value) for value in (documents, attributes, allow_read))
+    connection, _ = open_sandboxed(documents, attributes, database=None, threads=None, allow_write=False, allow_read=allow_read)
     return connection
+
+
+def _listed(value: str | Sequence[str] | None) -> list[str] | None:
+    """One name as a list of one (a string is a sequence of characters, which no caller means)."""
+    return None if value is None else [value] if isinstance(value, str) else list(value)

@@ -77,3 +77,13 @@ def test_a_bad_config_is_refused_before_any_work(tmp_path):
     with pytest.raises(ConfigError, match="streams"):
         dolma_sql.mix({"streams": [{"name": "s", "documents": [], "output": {"path": str(tmp_path / "out"), "max_size_in_bytes": 1}, "unknown": 1}]})
     assert not (tmp_path / "out").exists()
+
+
+def test_one_name_where_a_list_is_expected_is_a_list_of_one_and_a_config_that_is_no_dict_is_refused(corpus):
+    """``corpus("docs/*.gz", "len")``: a string is one glob and one set, not a sequence of characters."""
+    dolma_sql.tag({"documents": [str(corpus / "documents" / "*.jsonl.gz")], "taggers": ["char_length_v1"], "experiment": "len"}, executor=SerialExecutor())
+    connection = dolma_sql.corpus(str(corpus / "documents" / "*.jsonl.gz"), "len")
+    assert connection.execute("SELECT count(*) FROM attributes").fetchone()[0] > 0
+    for bad in (None, "config.yaml", ["streams"]):
+        with pytest.raises(ConfigError, match="a config is a dict of dolma's keys or a TagConfig"):
+            dolma_sql.tag(bad)

@@ -301,6 +301,8 @@ def config_from(data: dict | T, schema: type[T]) -> T:
     """A config given as a dict (the Python API) or as a struct, validated as one loaded from a file."""
     if isinstance(data, schema):
         return checked(data)
+    if not isinstance(data, dict):
+        raise ConfigError(f"a config is a dict of dolma's keys or a {schema.__name__}, not {type(data).__name__}", hint="see the command's --help for its keys")
     return checked(to_struct(interpolate(dict(data)), schema))
 
 

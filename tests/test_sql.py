@@ -408,6 +408,14 @@ def test_a_tagger_that_needs_a_model_says_to_tag_with_it_instead(conformance):
     assert "tag the corpus with it (dolma-sql tag --taggers dclm-oh-eli5, pass --models.dclm_oh_eli5" in message
 
 
+def test_tagger_modules_make_plugins_sql_functions(conformance):
+    provided = conformance / "tests/data/provided"
+    plugins = Path(__file__).parent / "plugins" / "upstream_style_taggers.py"
+    query = "SELECT upstream_style_colliding_v1(text)->>'$.len_chars[0][1]' AS n FROM documents LIMIT 1"
+    result = cli(["sql", "-d", "documents/*.gz", "--tagger_modules", str(plugins), "--format", "csv", query], cwd=provided)
+    assert result.returncode == 0 and result.stdout.split()[0] == "n" and int(result.stdout.split()[1]) > 0, result.stderr
+
+
 def test_tagger_functions_are_registered_when_a_query_calls_them():
     """Taggers load on demand: a query that calls none never imports them; an unknown function is DuckDB's error."""
     probe = (

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from dolma_sql.commands.sql import ALLOW_READ_HELP, ALLOW_WRITE_HELP, split_names
+from dolma_sql.commands.sql import ALLOW_READ_HELP, ALLOW_WRITE_HELP, TAGGER_MODULES_HELP, import_plugins, split_names
 
 
 def register(app: typer.Typer) -> None:
@@ -23,10 +23,13 @@ def register(app: typer.Typer) -> None:
         allow_read: Optional[list[str]] = typer.Option(None, "--allow-read", help=ALLOW_READ_HELP),
         allow_write: bool = typer.Option(False, "--allow-write", help=ALLOW_WRITE_HELP),
         processes: Optional[int] = typer.Option(None, "--processes", help="DuckDB threads (default: all cores)."),
+        tagger_modules: Optional[list[str]] = typer.Option(None, "--tagger_modules", help=TAGGER_MODULES_HELP),
     ) -> None:
         """Explore documents and attributes interactively with SQL."""
         from dolma_sql.query import open_sandboxed
         from dolma_sql.shell import Shell
+
+        import_plugins(tagger_modules)
 
         connection, corpus = open_sandboxed(
             documents, split_names(attributes), database=database, threads=processes, allow_write=allow_write, allow_read=allow_read or ()

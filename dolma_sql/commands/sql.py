@@ -11,6 +11,15 @@ ALLOW_READ_HELP = (
     " (replacing a file takes its folder: DuckDB writes beside it first)."
 )
 ALLOW_WRITE_HELP = "Allow statements that write (COPY, CREATE, ATTACH, ...), to the --database file and --allow-read paths only."
+TAGGER_MODULES_HELP = "Import these tagger modules or plugin files (repeatable), so their taggers are SQL functions too."
+
+
+def import_plugins(modules: list[str] | None) -> None:
+    """The ``--tagger_modules`` of ``sql`` and ``shell``: imported before any query, as ``tag`` imports them."""
+    if modules:
+        from dolma_sql.tagger.plugins import import_tagger_modules
+
+        import_tagger_modules(modules)
 
 
 def split_names(values: list[str] | None) -> list[str] | None:
@@ -35,9 +44,12 @@ def register(app: typer.Typer) -> None:
         allow_read: Optional[list[str]] = typer.Option(None, "--allow-read", help=ALLOW_READ_HELP),
         allow_write: bool = typer.Option(False, "--allow-write", help=ALLOW_WRITE_HELP),
         processes: Optional[int] = typer.Option(None, "--processes", help="DuckDB threads (default: all cores)."),
+        tagger_modules: Optional[list[str]] = typer.Option(None, "--tagger_modules", help=TAGGER_MODULES_HELP),
     ) -> None:
         """Query documents and attributes with SQL, without copying them."""
         from rich.console import Console
+
+        import_plugins(tagger_modules)
 
         from dolma_sql.query import execute, export, export_scratch, open_sandboxed, print_table
 

@@ -40,6 +40,23 @@ def write_unit(unit: WriteUnit) -> dict[str, float]:
     return {"documents": 1, "written": 1}
 
 
+@dataclass(frozen=True)
+class CopyUnit:
+    """Copies the file ``source`` to ``key``: a unit with an input, for the ledger tests."""
+
+    key: str
+    source: str
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return (self.source,)
+
+
+def copy_unit(unit: CopyUnit) -> dict[str, float]:
+    storage.write_bytes(unit.key, storage.read_bytes(unit.source))
+    return {"written": 1}
+
+
 def churn(megabytes: int) -> dict[str, float]:
     """Allocate and free ``megabytes`` in 1 MiB pieces from the C heap, which glibc then keeps for reuse."""
     pieces = [bytearray(1 << 20) for _ in range(megabytes)]

@@ -274,3 +274,20 @@ def test_every_repeated_paragraph_is_marked(tmp_path_factory, corpus: list[list[
                 seen.add(paragraph)
             expected.append(marks)
     assert got == expected
+
+
+def test_options_a_then_b_then_a_again_end_with_as_output_and_a_changed_file_is_done_again(tmp_path: Path) -> None:
+    """Each run's filter file is its own; the attribute files' records name the options and the document file's version."""
+    write_corpus(tmp_path, CORPUS)
+    options_a = flags(tmp_path, bloom="a.bin")
+    options_b = flags(tmp_path, "--dedupe.min_length", "5", bloom="b.bin")
+    run(options_a)
+    fresh_a = read_attributes(tmp_path)
+    run(options_b)
+    assert read_attributes(tmp_path) != fresh_a
+    (tmp_path / "a.bin").unlink()
+    run(options_a)
+    assert read_attributes(tmp_path) == fresh_a
+    write_corpus(tmp_path, {"c": [doc(5, "alpha\nomega"), doc(6, "eta\ntheta"), doc(7, "iota")]})  # a new version of c
+    run(options_a)
+    assert [row["id"] for row in read_attributes(tmp_path)["c.jsonl.gz"]] == ["d5", "d6", "d7"], "c is done again, a and b are kept"

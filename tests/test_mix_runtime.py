@@ -143,6 +143,26 @@ def test_a_rerun_with_fewer_shards_removes_the_earlier_runs_other_shards(corpus,
     assert [p.name.split(".mix.")[0] for p in (tmp_path / "out" / ".dolma-sql").glob("*.done")] == ["s-0000.jsonl.gz"]
 
 
+def test_a_rerun_after_an_input_is_removed_or_retagged_equals_a_fresh_run(tmp_path):
+    """Shard numbers shift when a file goes, and an attribute file may be rewritten: the records name their inputs'
+    versions, so the rerun mixes again what changed instead of keeping shards of other documents."""
+    import shutil
+
+    write_corpus(tmp_path / "corpus", files=4, documents=30)
+    mixed(recipe(str(tmp_path / "corpus" / "documents" / "*.jsonl.gz"), str(tmp_path / "out")))
+    for folder in ("documents", "attributes/a"):
+        (tmp_path / "corpus" / folder / "part-00.jsonl.gz").unlink()
+    retagged = tmp_path / "corpus" / "attributes" / "a" / "part-02.jsonl.gz"
+    records = [json.loads(line) for line in gzip.decompress(retagged.read_bytes()).splitlines()]
+    for record in records:
+        record["attributes"]["score"][0][2] = 1 - record["attributes"]["score"][0][2]  # what the filter keeps changes
+    retagged.write_bytes(gzip.compress("".join(json.dumps(record) + "\n" for record in records).encode(), mtime=0))
+    mixed(recipe(str(tmp_path / "corpus" / "documents" / "*.jsonl.gz"), str(tmp_path / "out")))
+    shutil.copytree(tmp_path / "corpus", tmp_path / "again")
+    mixed(recipe(str(tmp_path / "again" / "documents" / "*.jsonl.gz"), str(tmp_path / "fresh")))
+    assert output_contents(tmp_path / "out") == output_contents(tmp_path / "fresh")
+
+
 def test_editing_one_stream_redoes_the_shards_of_that_stream_only(corpus, tmp_path):
     def two_streams(threshold_of_b: float) -> dict:
         streams = []

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from executor_helpers import WriteUnit, square, write_unit
+from executor_helpers import CopyUnit, WriteUnit, copy_unit, square, write_unit
 
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.runtime import Ledger, SerialExecutor, run_units
@@ -118,6 +118,23 @@ def test_a_unit_redone_with_other_options_loses_its_record_of_the_earlier_ones(t
     run_units(write_unit, [unit], executor=SerialExecutor(), label="test", ledger=second, quiet=True)
     assert first.finished([unit.key, beside.key]) == {beside.key}
     assert run_units(write_unit, [unit], executor=SerialExecutor(), label="test", ledger=first, quiet=True)["written"] == 1
+
+
+def test_a_unit_whose_input_changed_or_whose_output_is_gone_is_done_again(tmp_path):
+    """The records name the versions of a unit's inputs, and count only while the output is there."""
+    sources = [tmp_path / "in" / f"{name}.txt" for name in "abc"]
+    for source in sources:
+        source.parent.mkdir(exist_ok=True)
+        source.write_text(source.stem)
+    units = [CopyUnit(str(tmp_path / "out" / source.name), str(source)) for source in sources]
+    ledger = Ledger("test", {"option": 1})
+    assert run_units(copy_unit, units, executor=SerialExecutor(), label="test", ledger=ledger, quiet=True)["written"] == 3
+    sources[0].write_text("a, edited")  # another size: another version, whatever the clock's resolution
+    (tmp_path / "out" / "b.txt").unlink()
+    again = run_units(copy_unit, units, executor=SerialExecutor(), label="test", ledger=Ledger("test", {"option": 1}), quiet=True)
+    assert again == {"units_skipped": 1, "written": 2}
+    assert (tmp_path / "out" / "a.txt").read_text() == "a, edited" and (tmp_path / "out" / "b.txt").read_text() == "b"
+    assert len(list((tmp_path / "out" / ".dolma-sql").glob("a.txt.*.done"))) == 1, "the record of the old input is gone"
 
 
 def test_a_rerun_removes_the_temp_files_of_a_run_killed_while_it_wrote_a_record_or_its_lock(tmp_path):

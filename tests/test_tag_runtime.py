@@ -160,6 +160,18 @@ def test_a_file_rewritten_by_a_run_with_other_options_is_redone(tmp_path):
     assert tag(documents, SerialExecutor(), **first) == {"units_skipped": 2}
 
 
+def test_a_document_file_changed_since_it_was_tagged_is_tagged_again(tmp_path):
+    write_corpus(tmp_path, files=2)
+    documents = [str(tmp_path / "documents" / "**" / "*.gz")]
+    assert tag(documents, SerialExecutor(), experiment="e")["files"] == 2
+    first = tmp_path / "documents" / "part-0.jsonl.gz"
+    rows = [{"id": f"new-{n}", "text": "a new text."} for n in range(7)]
+    write_jsonl_gz(first, rows)
+    again = tag(documents, SerialExecutor(), experiment="e")
+    assert again["files"] == 1 and again["units_skipped"] == 1
+    assert [row["id"] for row in read_rows(tmp_path / "attributes" / "e" / "part-0.jsonl.gz")] == [row["id"] for row in rows]
+
+
 def test_an_unwritable_destination_is_one_clear_error_before_any_work(tmp_path):
     write_corpus(tmp_path, files=1)
     result = run_cli(["tag", "--documents", "documents/*.gz", "--taggers", "gopher_v1", "--destination", "/dev/null/x"], tmp_path)

@@ -74,6 +74,8 @@ def open_filter(options: BloomFilterConfig) -> BloomFilter:
 def _resolved_files(ledger: Ledger, jobs: list[FileJob], bloom: BloomFilter, read_only: bool) -> set[str]:
     """The attribute files whose records the filter on disk backs; records written ahead of a checkpoint
     that never came are forgotten, so that they cannot pass for valid once the filter grows."""
+    ledger.track_inputs({job.attributes: (job.path,) for job in jobs})
+    ledger.forget_other_options(job.attributes for job in jobs)  # their files are (or are about to be) these options'
     recorded = ledger.finished(job.attributes for job in jobs)
     if read_only:
         return recorded

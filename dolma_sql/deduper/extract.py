@@ -33,6 +33,10 @@ class ExtractUnit:
     codec: str | None = None
     partitions: int = 1
 
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return (self.path,)
+
 
 def extract_unit(job: FileJob, work: str, settings: Settings, codec: str | None, partitions: int = 1) -> ExtractUnit:
     prefix = table_prefix(work, job.path, job.size)
@@ -58,6 +62,7 @@ def extract_files(
     codec = config.compression.codecs()[0]
     units = [extract_unit(jobs[index], work, settings, codec, exact_partitions(config)) for index in indexes]
     ledger = Ledger("dedupe-extract", ledger_options(config))
+    ledger.track_inputs({unit.key: unit.inputs for unit in units})
     extracted = ledger.finished(unit.key for unit in units)
     in_order = _InOrder(units, [jobs[index] for index in indexes], ledger, on_file)
     for unit in units:

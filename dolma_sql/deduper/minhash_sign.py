@@ -34,6 +34,10 @@ class SignatureUnit:
     value_file: str | None = None
     staging: str | None = None
 
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return (self.path, self.value_file) if self.value_file else (self.path,)
+
 
 def sign_file(unit: SignatureUnit) -> Counters:
     import pyarrow.parquet as pq

@@ -67,6 +67,13 @@ class ShardTask:
         return self.shard.output
 
     @property
+    def inputs(self) -> tuple[str, ...]:
+        """The document files and their attribute files: a shard whose inputs changed is mixed again."""
+        stream = self.plan.stream
+        attributes = (layout.attribute_path(path, name, document_dir=stream.document_dir) for path in self.shard.inputs for name in stream.attributes)
+        return (*self.shard.inputs, *attributes)
+
+    @property
     def size(self) -> int:
         return self.shard.size
 

@@ -50,18 +50,31 @@ class Ledger:
         self.fingerprint = fingerprint(options)
         self._parts = parts or {}
         self._part_fingerprints: dict[int, str] = {}
+        self._inputs: dict[str, str] = {}
         self.rename = rename  # False beside outputs on a volume that cannot rename (see storage.staged)
         self._locks: dict[str, RunLock] = {}
         weakref.finalize(self, _release, self._locks)  # at the latest when the ledger goes, or the process ends
 
     def fingerprint_of(self, key: str) -> str:
-        """The fingerprint of the options that shape ``key``'s outputs."""
-        if key not in self._parts:
-            return self.fingerprint
-        part = self._parts[key]
-        if id(part) not in self._part_fingerprints:  # parts are shared by many keys
-            self._part_fingerprints[id(part)] = fingerprint([self.fingerprint, part])
-        return self._part_fingerprints[id(part)]
+        """The fingerprint of what shapes ``key``'s outputs: the options, the part of them that is its own, and the versions
+        of its inputs (when :meth:`track_inputs` was told them)."""
+        options = self.fingerprint
+        if key in self._parts:
+            part = self._parts[key]
+            if id(part) not in self._part_fingerprints:  # parts are shared by many keys
+                self._part_fingerprints[id(part)] = fingerprint([self.fingerprint, part])
+            options = self._part_fingerprints[id(part)]
+        if key in self._inputs:
+            return hashlib.sha256(f"{options}:{self._inputs[key]}".encode()).hexdigest()[:16]
+        return options
+
+    def track_inputs(self, inputs: Mapping[str, Sequence[str]]) -> None:
+        """Make the records of each key depend on the files it is made from (``inputs``: key -> URLs), so that a rerun
+        redoes an output whose inputs changed (edited, replaced, added to or removed from its unit, gone) instead of
+        keeping it. One listing per folder of an object store."""
+        found = urls.versions(url for urls_of_key in inputs.values() for url in urls_of_key)
+        for key, urls_of_key in inputs.items():
+            self._inputs[key] = fingerprint([[url, found[url]] for url in urls_of_key])
 
     def record_url(self, key: str) -> str:
         return urls.join(urls.parent(key), LEDGER_FOLDER, f"{urls.name(key)}.{self.command}.{self.fingerprint_of(key)}{RECORD_SUFFIX}")
@@ -94,10 +107,16 @@ class Ledger:
             self.release()
 
     def finished(self, keys: Iterable[str]) -> set[str]:
-        """The keys that have a record with these options (one listing per output folder)."""
+        """The keys that have a record with these options and whose output is there (a record does not outlive an
+        output deleted by hand); two listings per output folder."""
         keys = list(keys)
-        recorded = self._records_in_folders_of(keys)
-        return {key for key in keys if self.record_url(key) in recorded}
+        return self._finished(keys, self._records_in_folders_of(keys))
+
+    def _finished(self, keys: list[str], recorded: set[str]) -> set[str]:
+        present: set[str] = set()
+        for folder in dict.fromkeys(urls.parent(key) for key in keys):
+            present.update(urls.join(folder, entry) for entry in urls.listdir(folder))
+        return {key for key in keys if self.record_url(key) in recorded and key in present}
 
     def _records_in_folders_of(self, keys: list[str]) -> set[str]:
         recorded: set[str] = set()
@@ -106,11 +125,13 @@ class Ledger:
         return recorded
 
     def to_do(self, units: Sequence[Any], *, redo: bool = False) -> list[Any]:
-        """The units without a record of these options (all of them with ``redo``). Their records of other options are
-        removed first, since their outputs are about to be replaced: a later run with those options must not skip them."""
+        """The units that :meth:`finished` does not have (all of them with ``redo``). Their records are removed first
+        (of other options, or of an output gone), since their outputs are about to be replaced: a later run with those
+        options must not skip them."""
         keys = [unit.key for unit in units]
         recorded = self._records_in_folders_of(keys)
-        todo = [unit for unit in units if redo or self.record_url(unit.key) not in recorded]
+        finished = set() if redo else self._finished(keys, recorded)
+        todo = [unit for unit in units if unit.key not in finished]
         replaced = {(urls.join(urls.parent(unit.key), LEDGER_FOLDER), urls.name(unit.key)) for unit in todo}
         for record in recorded:
             name, command, _ = _parse_record(urls.name(record))

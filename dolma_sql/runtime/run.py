@@ -28,8 +28,9 @@ def run_units(
 ) -> Counters:
     """Run every unit that the ledger does not have (all of them with ``redo``) and sum their counters.
 
-    A unit is any picklable object; with a ledger it has a ``key`` (its main output's URL), and a
-    ``size`` (bytes of input) makes the progress bar and its ETA count bytes. A finished unit is
+    A unit is any picklable object; with a ledger it has a ``key`` (its main output's URL) and may have
+    ``inputs`` (the URLs of the files it reads: a unit whose inputs changed since its record is done again),
+    and a ``size`` (bytes of input) makes the progress bar and its ETA count bytes. A finished unit is
     recorded in the ledger as it finishes, so a run that stops resumes where it stopped. A unit
     that fails with a user error does not stop the others; the first such error is raised at the
     end. ``on_result(unit, counters)`` runs in the calling process as each unit succeeds. The run holds
@@ -37,6 +38,8 @@ def run_units(
     with an error naming this one.
     """
     with ledger.holding(unit.key for unit in units) if ledger is not None else contextlib.nullcontext():
+        if ledger is not None:
+            ledger.track_inputs({unit.key: unit.inputs for unit in units if getattr(unit, "inputs", None)})
         todo = list(units) if ledger is None else ledger.to_do(units, redo=redo)
         totals: Counters = {SKIPPED: len(units) - len(todo)} if len(todo) < len(units) else {}
         errors: list[DolmaSqlError] = []

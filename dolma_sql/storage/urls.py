@@ -11,7 +11,7 @@ from __future__ import annotations
 import glob as _glob
 import os
 import posixpath
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import BinaryIO
 
 from dolma_sql.errors import ConfigError
@@ -118,6 +118,37 @@ def version(url: str) -> str:
         info = fs.info(path)
     stamp = next((info[field] for field in VERSION_FIELDS if info.get(field) is not None), None)
     return f"{info.get('size')}-{stamp}" if stamp is not None else fs.ukey(path)
+
+
+MISSING = "missing"
+"""The version of a file that does not exist (an input a unit may do without, such as an optional attribute file)."""
+
+
+def versions(paths: Iterable[str]) -> dict[str, str]:
+    """:func:`version` of each of ``paths`` (:data:`MISSING` for an absent one), with one listing per folder of an object
+    store rather than a request per file."""
+    found: dict[str, str] = {}
+    remote_folders: dict[str, list[str]] = {}
+    for path in dict.fromkeys(paths):
+        if is_local(path):
+            try:
+                found[path] = version(path)
+            except FileNotFoundError:
+                found[path] = MISSING
+        else:
+            remote_folders.setdefault(parent(path), []).append(path)
+    for folder, members in remote_folders.items():
+        fs, folder_path = filesystem(folder)
+        with remote.errors(folder, "read"):
+            try:
+                listing = {posixpath.basename(info["name"].rstrip("/")): info for info in fs.ls(folder_path, detail=True, refresh=True)}
+            except FileNotFoundError:
+                listing = {}
+        for path in members:
+            info = listing.get(posixpath.basename(path))
+            stamp = next((info[field] for field in VERSION_FIELDS if info.get(field) is not None), None) if info else None
+            found[path] = MISSING if info is None else f"{info.get('size')}-{stamp}" if stamp is not None else version(path)
+    return found
 
 
 def listdir(url: str) -> list[str]:

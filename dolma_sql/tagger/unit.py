@@ -57,6 +57,10 @@ class TagUnit:
     input_staging: str | None = None
 
     @property
+    def inputs(self) -> tuple[str, ...]:
+        return (self.source,)
+
+    @property
     def key(self) -> str:
         """The unit's main output, by which the ledger knows it."""
         return self.outputs[0].url

@@ -27,6 +27,10 @@ class GroupUnit:
     config: TokensConfig
 
     @property
+    def inputs(self) -> tuple[str, ...]:
+        return self.files
+
+    @property
     def key(self) -> str:
         """The group's first memmap: the output the ledger knows the unit by."""
         return f"{self.prefix}-00000.npy"
@@ -59,6 +63,7 @@ def plan_tokens(config: TokensConfig, *, warn: Callable[[str], None] | None = No
         for group, paths in enumerate(groups)
     ]
     ledger = Ledger("tokens", output_options(config, groups, tokenizer), resume="rerun the same command with --resume")
+    ledger.track_inputs({unit.key: unit.inputs for unit in units})
     prepare_destination(config, ledger, units)
     return TokensPlan(len(files), len(groups), units, ledger)
 
@@ -128,9 +133,9 @@ def prepare_destination(config: TokensConfig, ledger: Ledger, units: list[GroupU
         strangers = _outputs_of_other_runs(entries, records, ledger, units)
         if strangers:
             raise ConfigError(
-                f"cannot resume: the run in this destination used different options (it left {strangers[0]})",
+                f"cannot resume: the run in this destination used different options or inputs (it left {strangers[0]})",
                 path=destination,
-                hint="rerun with the original options, or pass --overwrite",
+                hint="rerun with the original options and inputs, or pass --overwrite",
             )
     elif entries and not config.overwrite:
         raise ConfigError(

@@ -40,6 +40,10 @@ class WarcUnit:
     input_staging: str | None = None
 
     @property
+    def inputs(self) -> tuple[str, ...]:
+        return (self.source,)
+
+    @property
     def key(self) -> str:
         return self.output
 

@@ -291,3 +291,22 @@ def test_options_a_then_b_then_a_again_end_with_as_output_and_a_changed_file_is_
     write_corpus(tmp_path, {"c": [doc(5, "alpha\nomega"), doc(6, "eta\ntheta"), doc(7, "iota")]})  # a new version of c
     run(options_a)
     assert [row["id"] for row in read_attributes(tmp_path)["c.jsonl.gz"]] == ["d5", "d6", "d7"], "c is done again, a and b are kept"
+
+
+@pytest.mark.parametrize("mode", [[], ["--dedupe.mode", "exact"]], ids=["bloom", "exact"])
+def test_a_run_holds_the_attribute_folders_lock_from_start_to_end(tmp_path: Path, mode: list[str]) -> None:
+    """Another run writing there (a live process holds the lock) stops this one before it writes anything."""
+    import os
+
+    import msgspec
+
+    from dolma_sql.errors import OutputError
+    from dolma_sql.runtime.lock import Holder
+
+    write_corpus(tmp_path, CORPUS)
+    lock = tmp_path / "attributes" / "dd" / ".dolma-sql" / "dedupe.lock"
+    lock.parent.mkdir(parents=True)
+    lock.write_bytes(msgspec.json.encode(msgspec.structs.replace(Holder.this_process("dedupe"), pid=os.getppid(), process_start=None)))
+    with pytest.raises(OutputError, match="another dedupe run is writing into this folder"):
+        run(flags(tmp_path, *mode, bloom=None if mode else "filter.bin"))
+    assert sorted(path.name for path in (tmp_path / "attributes" / "dd").rglob("*")) == [".dolma-sql", "dedupe.lock"]

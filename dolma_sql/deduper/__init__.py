@@ -19,7 +19,7 @@ from dolma_sql import storage
 from dolma_sql.config.dedupe import DeduperConfig
 from dolma_sql.deduper.plan import FileJob, lineage_url, plan_files, settings_of, work_folder, writing_of
 from dolma_sql.deduper.report import Report, print_report, write_report
-from dolma_sql.runtime import Executor
+from dolma_sql.runtime import Executor, Ledger
 from dolma_sql.runtime.progress import warn
 from dolma_sql.storage import urls
 
@@ -39,9 +39,20 @@ def run(config: DeduperConfig, *, executor: Executor, quiet: bool = False) -> Re
     if len(configs) > 1:
         report = run_partitions(configs, sum(job.size for job in plans[0]), executor, quiet=quiet)
     else:
-        settings = settings_of(config)
-        jobs = plans[0]
-        work = work_folder(config, jobs)
+        report = _run_one(config, plans[0], executor, quiet=quiet)
+    report.seconds = time.perf_counter() - started
+    if config.report:
+        writing = writing_of(config)
+        write_report(report, config.report, staging=writing.staging, rename=writing.rename)
+    return report
+
+
+def _run_one(config: DeduperConfig, jobs: list[FileJob], executor: Executor, *, quiet: bool) -> Report:
+    """One (unpartitioned) run, holding the run lock of the attribute folders throughout: two runs at once would
+    mix their files."""
+    settings = settings_of(config)
+    work = work_folder(config, jobs)
+    with Ledger("dedupe", None).holding(job.attributes for job in jobs):
         if config.dedupe.mode == "minhash":  # each mode's modules imported alone (exact's bring sqlglot, minhash's Polars)
             from dolma_sql.deduper.minhash_run import run_minhash
 
@@ -54,11 +65,7 @@ def run(config: DeduperConfig, *, executor: Executor, quiet: bool = False) -> Re
             from dolma_sql.deduper.bloom_run import run_bloom
 
             report = run_bloom(config, settings, jobs, work, executor, quiet=quiet)
-        urls.remove_tree(work)  # kept after a failure: the rerun reuses the files it extracted
-    report.seconds = time.perf_counter() - started
-    if config.report:
-        writing = writing_of(config)
-        write_report(report, config.report, staging=writing.staging, rename=writing.rename)
+    urls.remove_tree(work)  # kept after a failure: the rerun reuses the files it extracted
     return report
 
 

@@ -222,3 +222,11 @@ def test_locks_on_an_object_store_are_conditional_puts(tmp_path, request, where)
     lock.acquire()
     lock.release()
     assert not urls.exists(url)
+
+
+def test_an_unreadable_lock_says_so_and_how_to_clear_it(tmp_path):
+    url = str(tmp_path / "tag.lock")
+    Path(url).write_bytes(b"")
+    with pytest.raises(OutputError, match="the run lock is not one dolma-sql wrote") as error:
+        RunLock(url, "tag").acquire()
+    assert "delete this lock file" in error.value.hint and Path(url).read_bytes() == b""

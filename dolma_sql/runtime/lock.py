@@ -81,6 +81,7 @@ class RunLock:
         mine = msgspec.json.encode(Holder.this_process(self.command))
         folder = urls.parent(self.url)
         makes_folders = tuple(commit.missing_folders(folder))
+        unreadable = False
         for _ in range(CLAIM_ATTEMPTS):
             try:
                 commit.create_new(self.url, mine)
@@ -96,7 +97,8 @@ class RunLock:
             except FileNotFoundError:  # released meanwhile
                 continue
             holder = _decode(existing)
-            if holder is None:  # being written (a filesystem without hard links)
+            unreadable = holder is None
+            if holder is None:  # being written (a filesystem without hard links), or damaged
                 time.sleep(0.01)
                 continue
             if holder.is_this_process():  # left by this process (a run whose ledger was not released)
@@ -110,6 +112,12 @@ class RunLock:
                 path=self.url,
                 hint="wait for it to end, then rerun (what it finished is skipped); if that run is gone "
                 "(it ran on another host), delete this lock file",
+            )
+        if unreadable:
+            raise OutputError(
+                "the run lock is not one dolma-sql wrote (or it is damaged), so which run holds it is unknown",
+                path=self.url,
+                hint="if no run is writing into this folder, delete this lock file and rerun",
             )
         raise OutputError("cannot claim the run lock: other runs keep taking it", path=self.url, hint="rerun when they are done")
 

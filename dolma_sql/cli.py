@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
+import signal
 import sys
 from typing import Optional
 
@@ -63,8 +64,15 @@ def _named_as_module_main() -> None:
         script.__spec__ = importlib.util.find_spec("dolma_sql.__main__")
 
 
+def _terminated(signum, frame) -> None:
+    """SIGTERM (``kill``, ``timeout``, a job manager) ends a run as Ctrl-C does: its workers stopped, its locks
+    released, a line saying what is kept."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     _named_as_module_main()
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         app()
     except DolmaSqlError as error:

@@ -62,3 +62,28 @@ def test_ctrl_c_stops_the_workers_at_once_with_one_line_and_the_rerun_resumes(ru
     assert not (run.root / "faulted" / "attributes" / "p" / f"{PAUSED}.jsonl.gz").exists()
     run.rerun()
     assert run.outputs() == expected and not no_temp_files(run.root / "faulted")
+
+
+def test_sigterm_to_the_caller_alone_ends_the_run_as_ctrl_c_does(run):
+    """``kill PID``, ``timeout`` and job managers send SIGTERM to the caller only."""
+    process = run.start()
+    try:
+        worker = psutil.Process(paused_worker(run, process.pid))
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=EVENT_SECONDS)
+        worker.wait(timeout=EVENT_SECONDS)
+    finally:
+        stopped(process)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr[-3000:]
+    assert "units finished and are kept, rerun the same command to resume" in stderr
+    assert not list((run.root / "faulted").rglob("*.lock")), "the run released its locks"
+
+
+def test_a_caller_killed_outright_leaves_no_worker_behind(run):
+    process = run.start()
+    try:
+        worker = psutil.Process(paused_worker(run, process.pid))
+        process.kill()
+        worker.wait(timeout=EVENT_SECONDS)  # the parent-death signal ends it
+    finally:
+        stopped(process)

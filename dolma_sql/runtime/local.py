@@ -16,7 +16,14 @@ from typing import Any
 from dolma_sql.errors import DolmaSqlError, WorkerDiedError
 from dolma_sql.runtime import progress
 from dolma_sql.runtime.executor import Counters, Executor, U, run_catching_user_errors
-from dolma_sql.runtime.tuning import allocator_environment, cyclic_gc_paused, exiting_without_cycle_collection, keep_freed_memory, release_freed_memory
+from dolma_sql.runtime.tuning import (
+    allocator_environment,
+    cyclic_gc_paused,
+    die_with_parent,
+    exiting_without_cycle_collection,
+    keep_freed_memory,
+    release_freed_memory,
+)
 
 PROGRESS_POLL_SECONDS = 0.25
 """How often the caller, while it waits for workers, shows the progress they reported."""
@@ -206,6 +213,7 @@ def _interrupts_held() -> Iterator[None]:
 
 def _worker_started(preload: tuple[str, ...], reports: Any, started: Any) -> None:
     """Every pool worker's initializer: counted, tuning, progress reports to the caller, the preloads."""
+    die_with_parent()
     with started.get_lock():
         started.value += 1
     atexit.register(exiting_without_cycle_collection)

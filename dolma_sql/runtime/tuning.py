@@ -94,6 +94,21 @@ def exiting_without_cycle_collection() -> None:
     gc.freeze()
 
 
+def die_with_parent() -> None:
+    """End this (worker) process when the process that started it ends, killed or not (Linux's parent-death signal):
+    a pool whose caller was killed must not leave idle workers behind. No-op elsewhere."""
+    import ctypes
+    import signal
+
+    parent = os.getppid()
+    try:
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent ended before the signal was asked for
+        os._exit(1)
+
+
 FAST_ALLOCATORS = ("mimalloc", "jemalloc")
 """Preloaded into worker processes when installed (``apt install libmimalloc2.0``) and the
 executor's ``allocator`` is ``auto``: the Rust tokenizer allocates a string per token, and glibc's

@@ -179,7 +179,8 @@ def test_several_globs_and_a_folder_are_accepted(conformance, tmp_path):
 
 
 def test_a_folder_stands_for_its_attribute_files_not_the_lineage_table_beside_them(conformance, tmp_path):
-    """``dedupe --exact`` and MinHash write ``lineage.parquet`` into the set's folder: a folder given to stat skips it."""
+    """``dedupe --exact`` and MinHash write ``lineage.parquet`` into the set's folder, a killed run may leave a temporary
+    file: a folder given to stat skips them."""
     import shutil
 
     import pyarrow as pa
@@ -188,6 +189,7 @@ def test_a_folder_stands_for_its_attribute_files_not_the_lineage_table_beside_th
     folder = tmp_path / "attributes" / "dup_ex"
     shutil.copytree(conformance / "tests/data/provided/attributes/duplicate_paragraphs", folder)
     pq.write_table(pa.table({"id": ["a"]}), folder / "lineage.parquet")
+    (folder / "part-9.jsonl.gz.4242-0123abcd.tmp").write_bytes(b"\x1f\x8b")  # a killed run's temporary file
     result = cli(["stat", "--attributes", str(folder), "--report", str(tmp_path / "report")])
     assert result.returncode == 0, result.stderr
     assert [s["name"] for s in summaries(tmp_path / "report")] == ["bff_duplicate_paragraph_spans/score", "bff_duplicate_paragraph_spans/length"]

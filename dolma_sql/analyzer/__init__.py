@@ -65,17 +65,18 @@ def analyze(config: StatConfig, *, executor: Executor) -> list[DetailedSummary]:
     return summaries
 
 
-TABLE_SUFFIX = ".parquet"
-"""The tables that ``dedupe`` writes beside a set's attribute files (its lineage): no attribute files."""
+NOT_ATTRIBUTE_FILES = (".parquet", ".tmp")
+"""Files in a set's folder that are no attribute files: the tables ``dedupe`` writes beside them (its lineage), and the
+temporary files of a run that was killed (a rerun of that run removes them)."""
 
 
 def attribute_files(patterns: list[str]) -> list[str]:
     """The attribute files of dolma's ``attributes`` globs; a folder stands for the files in it (as in dolma), but for
-    the Parquet tables of :data:`TABLE_SUFFIX`."""
+    those of :data:`NOT_ATTRIBUTE_FILES`."""
     folders = {pattern for pattern in patterns if _is_folder(pattern)}
     files = urls.expand_globs([urls.join(pattern, "*") if pattern in folders else pattern for pattern in patterns], config_path="attributes", warn=warn)
-    tables_in = {folder.rstrip("/") for folder in folders}
-    return [path for path in files if not (path.endswith(TABLE_SUFFIX) and urls.parent(path) in tables_in)]
+    given = {folder.rstrip("/") for folder in folders}
+    return [path for path in files if not (path.endswith(NOT_ATTRIBUTE_FILES) and urls.parent(path) in given)]
 
 
 def _is_folder(url: str) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compile_helpers import kept, run
 from dolma_sql.errors import CompileError
@@ -170,3 +172,30 @@ def test_length_of_an_array_compared_with_zero_ignores_how_the_line_spaces_it():
     rule = '.attributes.x | if type == "array" and length > 0 then true else false end'
     assert [r["keep"] for r in run(table, include=[rule], syntax="jq")] == [False, False, True, False, False, False]
     assert [r["keep"] for r in run(table, include=['.attributes.x | length > 0'], syntax="jq")] == [False, False, True, False, True, False]
+
+
+WHITE_SPACE = {*map(chr, range(0x09, 0x0E)), " ", "\x85", "\xa0", "\u1680", *map(chr, range(0x2000, 0x200B)), "\u2028", "\u2029", "\u202f", "\u205f", "\u3000"}
+"""Unicode's White_Space property (PropList.txt), what ``\\s`` matches in upstream's engine (Rust's ``regex``)."""
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.characters(max_codepoint=0xFFFF, blacklist_categories=("Cs",)))
+def test_digit_and_space_classes_mean_what_upstreams_engine_means(char):
+    """RE2's ``\\d`` and ``\\s`` are ASCII; the filters write them as Unicode ``Nd`` and White_Space, as upstream reads them."""
+    import unicodedata
+
+    from dolma_sql.compile.jsonsql import unicode_classes
+
+    expected = {
+        r"^\s$": char in WHITE_SPACE, r"^\S$": char not in WHITE_SPACE, r"^[\s,]$": char in WHITE_SPACE or char == ",",
+        r"^[^\s]$": char not in WHITE_SPACE, r"^\d$": unicodedata.category(char) == "Nd", r"^\D$": unicodedata.category(char) != "Nd",
+    }
+    connection = duckdb.connect()
+    for pattern, matches in expected.items():
+        assert connection.execute("SELECT regexp_matches(?, ?)", [char, unicode_classes(pattern)]).fetchone()[0] == matches, (pattern, hex(ord(char)))
+
+
+def test_a_filter_with_a_space_class_matches_a_no_break_space():
+    table = pa.table({"row": pa.array([0, 1], pa.int64()), "doc": pa.array(['{"id":"a","text":"price\\u00a0100"}\n', '{"id":"b","text":"price100"}\n'])})
+    assert [r["keep"] for r in run(table, include=['.text | test("\\\\s\\\\d")'], syntax="jq")] == [True, False]
+    assert [r["keep"] for r in run(table, include=["$.text[?(@ ~= '.*\\\\s.*')]"])] == [True, False]

@@ -266,6 +266,53 @@ def parenthesize(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
+WHITE_SPACE = r"\t-\r \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
+r"""Unicode's White_Space characters, as the members of an RE2 class: what ``\s`` means in Rust's ``regex``."""
+
+UNICODE_CLASSES = {"d": (r"\p{Nd}", r"\p{Nd}"), "D": (r"\P{Nd}", r"\P{Nd}"), "s": (f"[{WHITE_SPACE}]", WHITE_SPACE), "S": (f"[^{WHITE_SPACE}]", None)}
+r"""``\d``, ``\D``, ``\s`` and ``\S`` as Rust's ``regex`` (upstream's engine) means them, where RE2's are ASCII: the
+replacement outside a class and inside one (None: no way to write it inside a class; it stays RE2's)."""
+
+
+def unicode_classes(pattern: str) -> str:
+    r"""``pattern`` with the classes of :data:`UNICODE_CLASSES` written as upstream's engine reads them (``\w`` and
+    ``\b`` have no exact RE2 form and stay ASCII)."""
+    written: list[str] = []
+    in_class = False
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and index + 1 < len(pattern):
+            escaped = pattern[index + 1]
+            outside, inside = UNICODE_CLASSES.get(escaped, (None, None))
+            replacement = inside if in_class else outside
+            written.append(replacement if replacement is not None else char + escaped)
+            index += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+            written.append(char)
+            index += 1
+            if pattern[index : index + 1] == "^":
+                written.append("^")
+                index += 1
+            if pattern[index : index + 1] == "]":  # a leading ] is a member
+                written.append("]")
+                index += 1
+            continue
+        if char == "[" and pattern[index : index + 2] == "[:":  # a POSIX class inside a class: copied whole
+            end = pattern.find(":]", index + 2)
+            if end != -1:
+                written.append(pattern[index : end + 2])
+                index = end + 2
+                continue
+        if char == "]" and in_class:
+            in_class = False
+        written.append(char)
+        index += 1
+    return "".join(written)
+
+
 REGEX_HINT = "regular expressions are RE2's (DuckDB runs them): no lookaround, backreferences or possessive quantifiers; name a group with (?P<name>…)"
 
 

@@ -187,7 +187,7 @@ def _regular_expression(context: Context, node: Call) -> str:
     problem = J.regex_problem(pattern)
     if problem is not None:
         raise context.fail(f"invalid regular expression: {problem}", node.args[0], hint=J.REGEX_HINT)
-    return pattern
+    return J.unicode_classes(pattern)
 
 
 def _has(context: Context, node: Call, dot: Ref) -> Result:

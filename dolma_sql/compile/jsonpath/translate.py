@@ -285,7 +285,7 @@ class JsonPathCompiler:
             problem = J.regex_problem(right.value)
             if problem is not None:
                 raise CompileError(f"invalid regular expression: {problem}", expression=self.text, position=right.position, path=self.config_path, hint=J.REGEX_HINT)
-            pattern = J.lit(right.value)
+            pattern = J.lit(J.unicode_classes(right.value))
         else:
             pattern_json = self._json(right, at)
             value = J.case((J.is_type(pattern_json, "VARCHAR"), value))

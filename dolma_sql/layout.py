@@ -6,6 +6,7 @@ layout rules (and their fixes of upstream quirks) live in one place.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from dolma_sql import storage
@@ -69,6 +70,11 @@ def plan_shards(files: list[str], *, output_dir: str, stream: str, max_size_in_b
         ShardPlan(storage.join(output_dir, f"{stream}-{index:04d}.jsonl{extension}"), tuple(group), size)
         for index, (group, size) in enumerate(zip(groups, sizes))
     ]
+
+
+def is_shard_of(name: str, stream: str) -> bool:
+    """Whether the file ``name`` is named as :func:`plan_shards` names a shard of ``stream``, whatever its number and codec."""
+    return re.fullmatch(re.escape(stream) + r"-\d{4}\.jsonl(\.\w+)?", name) is not None
 
 
 def plan_unshuffled(files: list[str], *, output_dir: str, document_dir: str = "documents") -> list[ShardPlan]:

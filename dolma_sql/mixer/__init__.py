@@ -11,11 +11,10 @@ resumes without losing or duplicating a document.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from dolma_sql import storage
+from dolma_sql import layout, storage
 from dolma_sql.config.mix import MixerConfig
 from dolma_sql.mixer.impact import build_report, count_shard
 from dolma_sql.mixer.plan import ShardTask, compile_recipe, plan_shards
@@ -67,8 +66,7 @@ def _remove_earlier_shards(tasks: list[ShardTask], ledger: Ledger, warn: Callabl
     planned = {task.key for task in tasks}
     streams = {(urls.parent(task.key), task.plan.stream.name) for task in tasks}
     for folder, stream in sorted(streams):
-        shard_name = re.compile(re.escape(stream) + r"-\d{4}\.jsonl(\.\w+)?")
-        earlier = {name: records for name, records in ledger.recorded_outputs(folder).items() if shard_name.fullmatch(name)}
+        earlier = {name: records for name, records in ledger.recorded_outputs(folder).items() if layout.is_shard_of(name, stream)}
         stale = sorted(name for name in earlier if urls.join(folder, name) not in planned)
         for name in stale:
             urls.remove(urls.join(folder, name))

@@ -71,7 +71,8 @@ class Ledger:
     def track_inputs(self, inputs: Mapping[str, Sequence[str]]) -> None:
         """Make the records of each key depend on the files it is made from (``inputs``: key -> URLs), so that a rerun
         redoes an output whose inputs changed (edited, replaced, added to or removed from its unit, gone) instead of
-        keeping it. One listing per folder of an object store."""
+        keeping it. One listing per folder of an object store; keys told before are not looked at again."""
+        inputs = {key: urls_of_key for key, urls_of_key in inputs.items() if key not in self._inputs}
         found = urls.versions(url for urls_of_key in inputs.values() for url in urls_of_key)
         for key, urls_of_key in inputs.items():
             self._inputs[key] = fingerprint([[url, found[url]] for url in urls_of_key])

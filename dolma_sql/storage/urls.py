@@ -116,8 +116,13 @@ def version(url: str) -> str:
     fs, path = filesystem(url)
     with remote.errors(url, "read"):
         info = fs.info(path)
+    return _version_of(info) or fs.ukey(path)
+
+
+def _version_of(info: dict) -> str | None:
+    """The version an fsspec ``info()`` (or listing entry) gives: its size and best field of :data:`VERSION_FIELDS`."""
     stamp = next((info[field] for field in VERSION_FIELDS if info.get(field) is not None), None)
-    return f"{info.get('size')}-{stamp}" if stamp is not None else fs.ukey(path)
+    return f"{info.get('size')}-{stamp}" if stamp is not None else None
 
 
 MISSING = "missing"
@@ -146,8 +151,7 @@ def versions(paths: Iterable[str]) -> dict[str, str]:
                 listing = {}
         for path in members:
             info = listing.get(posixpath.basename(path))
-            stamp = next((info[field] for field in VERSION_FIELDS if info.get(field) is not None), None) if info else None
-            found[path] = MISSING if info is None else f"{info.get('size')}-{stamp}" if stamp is not None else version(path)
+            found[path] = MISSING if info is None else _version_of(info) or version(path)
     return found
 
 

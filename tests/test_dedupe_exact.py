@@ -156,3 +156,34 @@ def test_exact_ngram_dedupe(corpus: Path) -> None:
     got = ours(corpus, "ngram", mode)
     assert got == reference(documents(corpus), mode="para", ngram=5, stride=2, threshold=0.25)
     assert sum(len(x or []) for x in got) > 50
+
+
+def test_a_finished_exact_run_is_kept_until_an_input_or_an_output_changes(tmp_path: Path, monkeypatch) -> None:
+    """A rerun of a finished run does no work and reports what the outputs hold; an input edited, an output
+    deleted, or the attribute set rewritten by another dedupe, each redo the run."""
+    from dolma_sql.deduper import extract
+
+    docs = [{"id": str(i), "text": f"one\ntwo {i % 3}", "metadata": {"url": f"u{i % 4}"}} for i in range(12)]
+    write_corpus(tmp_path, {"a": docs[:6], "b": docs[6:]})
+    args = [*flags(tmp_path, "--dedupe.mode", "exact", bloom=None), "--processes", "1"]
+    first = run(args)
+    attributes = tmp_path / "attributes" / "dd"
+    outputs = sorted(attributes.glob("*.jsonl.gz")) + [attributes / "lineage.parquet"]
+    stamps = [(path.read_bytes(), path.stat().st_mtime_ns) for path in outputs]
+    extracted = []
+    monkeypatch.setattr(extract, "extract_file", lambda *a, **k: extracted.append(a) or pytest.fail("extracted again"))
+    again = run(args)
+    assert [(path.read_bytes(), path.stat().st_mtime_ns) for path in outputs] == stamps, "nothing rewritten"
+    assert (again.stats.files, again.stats.skipped_files) == (0, 2)
+    assert (again.stats.documents, again.stats.marked_spans, again.lineage) == (first.stats.documents, first.stats.marked_spans, first.lineage)
+    monkeypatch.undo()
+
+    outputs[0].unlink()
+    assert run(args).stats.files == 2 and outputs[0].exists()
+    write_corpus(tmp_path, {"b": docs[6:] + [{"id": "late", "text": "one", "metadata": {"url": "u9"}}]})
+    assert run(args).stats.documents == 13
+    exact = read_attributes(tmp_path)
+    run(flags(tmp_path, paragraphs=False))  # a Bloom run of URLs rewrites the set's files
+    assert read_attributes(tmp_path) != exact
+    assert run(args).stats.files == 2, "redone: the files are not those the exact run left"
+    assert read_attributes(tmp_path) == exact

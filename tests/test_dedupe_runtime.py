@@ -149,7 +149,8 @@ def test_an_object_store_volume_is_written_without_renames(documents, tmp_path, 
     deduped(settings(volume, mode, is_s3_volume=True, work_dir={"output": str(tmp_path / "staging")}))
     assert renamed_into_volume == []
     assert comparable(output_contents(tmp_path / "volume"), volume) == comparable(output_contents(tmp_path / "plain"), plain)
-    assert (Path(volume) / "attributes/dd/.dolma-sql").is_dir() == (mode == "bloom"), "Bloom mode records files beside their outputs"
+    commands = {path.name.split(".")[-3] for path in (Path(volume) / "attributes/dd/.dolma-sql").iterdir()}  # <output>.<command>.<options>.done
+    assert commands == {"bloom": {"dedupe"}, "exact": {"dedupe-run"}}[mode], "Bloom mode records each file beside it, exact mode its run"
 
 
 def test_a_crash_between_the_ledger_records_and_the_filter_checkpoint_redoes_those_files(documents, tmp_path, monkeypatch):

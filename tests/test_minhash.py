@@ -243,3 +243,20 @@ def test_a_rerun_with_an_index_signs_only_new_or_changed_files(tmp_path: Path, m
     manifest = json.loads((tmp_path / "index" / "index.json").read_text())
     assert [Path(entry["path"]).name for entry in manifest["files"]] == [f"part-{index}.jsonl.gz" for index in range(4)]
     assert sum(entry["documents"] for entry in manifest["files"]) == 26
+
+
+def test_a_finished_run_is_kept_with_its_report(tmp_path: Path, monkeypatch) -> None:
+    """Running a finished MinHash run again signs and clusters nothing and reports the earlier figures; an
+    added input file redoes it."""
+    from dolma_sql.deduper import minhash_run
+
+    planted_corpus(tmp_path, originals=20, copies=5, files=2)
+    config = minhash_config(tmp_path)
+    first = run_minhash(config)
+    monkeypatch.setattr(minhash_run, "run_minhash", lambda *args, **kwargs: pytest.fail("run again"))
+    again = run_minhash(config)
+    assert again.minhash["removed_documents"] == first.minhash["removed_documents"] == 5
+    assert (again.stats.files, again.stats.skipped_files, again.stats.documents) == (0, 2, 25)
+    monkeypatch.undo()
+    write_files(tmp_path, {"part-2": [{"id": "late", "text": "a late document of its own " * 3}]})
+    assert run_minhash(config).stats.documents == 26

@@ -123,8 +123,10 @@ def test_dedupe(roots, tmp_path, mode):
     assert "attributes/dd/part-0002.jsonl.gz" in outputs and "dedupe-report.json" in outputs
     assert ("filter.bin" in outputs) == (mode == "bloom") and ("attributes/dd/lineage.parquet" in outputs) == (mode == "exact")
     assert b"1.0" in outputs["attributes/dd/part-0000.jsonl.gz"] or b",1]" in outputs["attributes/dd/part-0000.jsonl.gz"], "the corpus has duplicates"
-    if mode == "bloom":  # exact mode keeps no ledger of its own
-        assert_ledger_on_s3(roots[1], "dedupe")
+    assert_ledger_on_s3(roots[1], "dedupe" if mode == "bloom" else "dedupe-run")  # each file's record, or the run's
+    ok(cli(["-c", str(tmp_path / "s3.yaml"), "dedupe"], tmp_path))
+    again = json.loads(tree(roots[1])["dedupe-report.json"])
+    assert (again["files"], again["skipped_files"]) == (0, 3), "a rerun keeps every output"
 
 
 def index_relative(name: str, data: bytes, root: str) -> bytes:

@@ -17,6 +17,7 @@ import time
 
 from dolma_sql import storage
 from dolma_sql.config.dedupe import DeduperConfig
+from dolma_sql.deduper.finished_run import FinishedRun
 from dolma_sql.deduper.plan import FileJob, lineage_url, plan_files, settings_of, work_folder, writing_of
 from dolma_sql.deduper.report import Report, print_report, write_report
 from dolma_sql.runtime import Executor, Ledger
@@ -49,24 +50,32 @@ def run(config: DeduperConfig, *, executor: Executor, quiet: bool = False) -> Re
 
 def _run_one(config: DeduperConfig, jobs: list[FileJob], executor: Executor, *, quiet: bool) -> Report:
     """One (unpartitioned) run, holding the run lock of the attribute folders throughout: two runs at once would
-    mix their files."""
-    settings = settings_of(config)
+    mix their files; an exact or MinHash run that finished with these options and inputs is kept."""
     work = work_folder(config, jobs)
     with Ledger("dedupe", None).holding(job.attributes for job in jobs):
-        if config.dedupe.mode == "minhash":  # each mode's modules imported alone (exact's bring sqlglot, minhash's Polars)
-            from dolma_sql.deduper.minhash_run import run_minhash
-
-            report = run_minhash(config, jobs, work, executor, quiet=quiet)
-        elif settings.exact:
-            from dolma_sql.deduper.exact_run import run_exact
-
-            report = run_exact(config, settings, jobs, work, executor, quiet=quiet)
-        else:
-            from dolma_sql.deduper.bloom_run import run_bloom
-
-            report = run_bloom(config, settings, jobs, work, executor, quiet=quiet)
+        finished = FinishedRun(config, jobs) if config.dedupe.mode in ("exact", "minhash") and jobs else None
+        report = finished.earlier_report(config.dedupe.mode) if finished is not None else None
+        if report is None:
+            report = _run_mode(config, jobs, work, executor, quiet=quiet)
+            if finished is not None:
+                finished.record(report)
     urls.remove_tree(work)  # kept after a failure: the rerun reuses the files it extracted
     return report
+
+
+def _run_mode(config: DeduperConfig, jobs: list[FileJob], work: str, executor: Executor, *, quiet: bool) -> Report:
+    settings = settings_of(config)
+    if config.dedupe.mode == "minhash":  # each mode's modules imported alone (exact's bring sqlglot, minhash's Polars)
+        from dolma_sql.deduper.minhash_run import run_minhash
+
+        return run_minhash(config, jobs, work, executor, quiet=quiet)
+    if settings.exact:
+        from dolma_sql.deduper.exact_run import run_exact
+
+        return run_exact(config, settings, jobs, work, executor, quiet=quiet)
+    from dolma_sql.deduper.bloom_run import run_bloom
+
+    return run_bloom(config, settings, jobs, work, executor, quiet=quiet)
 
 
 def _check_destinations(config: DeduperConfig, jobs: list[FileJob]) -> None:

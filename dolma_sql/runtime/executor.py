@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from dolma_sql.errors import DolmaSqlError
+from dolma_sql.runtime import progress
 
 U = TypeVar("U")
 Counters = dict[str, float]
@@ -26,6 +27,8 @@ class Executor(ABC):
     manager, an executor keeps its workers for every ``map_unordered`` until it is left.
     """
 
+    _said_short = False
+
     @abstractmethod
     def map_unordered(self, fn: Callable[[U], Counters], units: Sequence[U]) -> Iterator[tuple[U, Counters | DolmaSqlError]]: ...
 
@@ -38,6 +41,13 @@ class Executor(ABC):
 
     def __exit__(self, *exc_info) -> None:
         pass
+
+    def say_once_if_short(self, units: int, slots: int, line: Callable[[], str]) -> None:
+        """``line()`` on stderr, the first time a map has fewer ``units`` than the executor's ``slots`` (processes or
+        CPUs) to run them: a command maps several times, and one line says it."""
+        if units < slots and not self._said_short:
+            self._said_short = True
+            progress.console.print(line(), highlight=False)
 
 
 class SerialExecutor(Executor):

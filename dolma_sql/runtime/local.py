@@ -56,7 +56,6 @@ class LocalExecutor(Executor):
         self._pool: ProcessPoolExecutor | None = None
         self._reports: Any = None
         self._started: Any = None
-        self._said_capped = False
 
     @property
     def workers(self) -> int:
@@ -101,7 +100,11 @@ class LocalExecutor(Executor):
     def map_unordered(self, fn, units):
         if not units:
             return
-        self._say_if_capped(len(units))
+        count = len(units)
+        self.say_once_if_short(count, self.processes, lambda: (
+            f"{count} unit{'s' if count > 1 else ''} of work for --processes {self.processes}: "
+            f"running {'them' if count > 1 else 'it'} in {count} process{'es' if count > 1 else ''}, not {self.processes}"
+        ))  # fmt: skip
         try:
             if not self.workers or (self.caller_works and len(units) <= 1):
                 keep_freed_memory()
@@ -116,16 +119,6 @@ class LocalExecutor(Executor):
         finally:
             if self.caller_works:  # the next map's units may allocate through other libraries than these did
                 release_freed_memory()
-
-    def _say_if_capped(self, units: int) -> None:
-        """One line on stderr, the first time there are fewer units than processes to share them."""
-        if units < self.processes and not self._said_capped:
-            self._said_capped = True
-            progress.console.print(
-                f"{units} unit{'s' if units > 1 else ''} of work for --processes {self.processes}: "
-                f"running {'them' if units > 1 else 'it'} in {units} process{'es' if units > 1 else ''}, not {self.processes}",
-                highlight=False,
-            )
 
     def _collect(self, pool: ProcessPoolExecutor, fn: Callable[[U], Counters], queue: list) -> Iterator[tuple[Any, Counters | DolmaSqlError]]:
         """The outcomes of ``queue``'s units as they finish. If the caller stops collecting before the end

@@ -76,7 +76,6 @@ class RayExecutor(Executor):
         self._entered = False
         self._relay: Any = None
         self._relay_name = f"dolma-sql-progress-{uuid.uuid4().hex}"
-        self._said_idle = False
 
     def prepare(self, module: str) -> None:
         if module not in self.preload:
@@ -160,19 +159,12 @@ class RayExecutor(Executor):
     def _start_relay(self, ray: Any) -> None:
         self._relay = ray.remote(num_cpus=0)(ProgressRelay).options(name=self._relay_name).remote()
 
-    def _say_if_idle(self, units: int, cpus: int) -> None:
-        """One line on stderr, the first time a run has fewer units than the cluster has CPUs (tokens makes as many
-        units as ``processes`` says, which the cluster's size does not change)."""
-        if units < cpus and not self._said_idle:
-            self._said_idle = True
-            work = f"{units} unit{'s' if units > 1 else ''} of work"
-            progress.console.print(f"{work} for a cluster of {cpus} CPUs: {cpus - units} of them stay idle", highlight=False)
-
     def _run(self, ray: Any, fn: Callable[[U], Counters], units) -> Iterator[tuple[U, Counters | DolmaSqlError]]:
         setup = self._setup()
         task = ray.remote(max_retries=TASK_RETRIES)(task_of(fn, setup))  # Ray retries a lost worker; the driver a transient error
         cpus = int(ray.cluster_resources().get("CPU", 1))
-        self._say_if_idle(len(units), cpus)
+        count = len(units)  # tokens makes as many units as ``processes`` says, whatever the cluster's size
+        self.say_once_if_short(count, cpus, lambda: f"{count} unit{'s' if count > 1 else ''} of work for a cluster of {cpus} CPUs: {cpus - count} of them stay idle")
         limit = self.max_in_flight or max(MIN_IN_FLIGHT, TASKS_PER_CPU * cpus)
         batch = max(1, min(RESULTS_PER_WAIT, limit // 4))  # a wait never holds back the refill of the queue
         queue = iter(units)

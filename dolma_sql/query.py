@@ -26,6 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 from sqlglot import exp
 
+from dolma_sql.engine import seal
 from dolma_sql.errors import DolmaSqlError
 from dolma_sql import storage
 from dolma_sql.storage import codec_of, commit, urls
@@ -46,17 +47,6 @@ DUCKDB_READ_TYPES = frozenset({"SELECT", "EXPLAIN", "PRAGMA", "MULTI"})
 """DuckDB statement types a read may have (MULTI is PIVOT); sqlglot decides the rest."""
 
 EXPORTS = ("csv", "json", "parquet")
-
-SANDBOX_SETTINGS = (
-    ("autoinstall_known_extensions", exp.false()),
-    ("autoload_known_extensions", exp.false()),
-    ("enable_logging", exp.false()),
-    ("enable_external_access", exp.false()),
-    ("lock_configuration", exp.true()),
-)
-"""Set after ``allowed_paths`` and ``allowed_directories``, in this order: with external access off
-DuckDB refuses to change those lists, and once the configuration is locked no statement can change
-any setting (``SET``, ``RESET``, ``PRAGMA``, ``enable_logging()``: a query cannot undo the sandbox)."""
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -145,9 +135,9 @@ def sandbox(connection: duckdb.DuckDBPyConnection, allowed: Sequence[str] = ()) 
     is allowed as a file, or as a folder (every key under its prefix) when it is none.
     """
     files, folders = _files_and_folders(allowed)
-    settings = [("allowed_paths", _strings([*view_files(connection), *files])), ("allowed_directories", _strings(folders)), *SANDBOX_SETTINGS]
-    for name, value in settings:
+    for name, value in [("allowed_paths", _strings([*view_files(connection), *files])), ("allowed_directories", _strings(folders))]:
         connection.execute(f"SET {name} = {render(value)}")
+    seal(connection)
 
 
 def _files_and_folders(paths: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -50,6 +50,9 @@ def test_exclude():
         ("id = (1", "invalid SQL expression", None),
         ("text + 1 > 2", "invalid SQL filter", 0),
         ("score(attributes.x, 2) > 1", "takes one argument", None),
+        ("CAST(text AS MYTYPE) IS NULL", "unknown type `MYTYPE`", 13),
+        ("""CAST(1 AS "VARINT) IS NULL OR (SELECT 1) = 1 OR CAST(1 AS INT") IS NULL""", "unknown type `VARINT) IS NULL OR", 11),
+        ("""CAST(1 AS "INT) IS NULL), FALSE); SELECT 1 --") IS NULL""", "`BLOCK` is not allowed", None),
     ],
 )
 def test_rejected(expression, message, position):
@@ -59,3 +62,16 @@ def test_rejected(expression, message, position):
     assert caught.value.path == "streams[0].filter.include[1]"
     if position is not None:
         assert caught.value.position == position
+
+
+def test_sql_that_does_not_read_back_as_the_checked_tree_is_refused():
+    """The last check alone: a user-defined type that sqlglot writes out unquoted would let its text run as SQL."""
+    import sqlglot
+
+    from dolma_sql.compile.sqlpred import SqlPredicateCompiler
+
+    compiler = SqlPredicateCompiler.__new__(SqlPredicateCompiler)  # the tree as parsed, none of the node checks run
+    compiler.text, compiler.config_path = """CAST(1 AS "VARINT) IS NULL), FALSE); COPY (SELECT 1) TO 'x'; SELECT 1 --") IS NULL""", None
+    compiler.tree = sqlglot.parse_one(compiler.text, read="duckdb")
+    with pytest.raises(CompileError, match="does not read back as the one expression"):
+        compiler._check_rendering()

@@ -219,3 +219,41 @@ def test_taggers_and_span_macros_work_inside_the_sandbox(site):
     result = site.cli(["sql", "-d", str(site.documents), "--format", "json", query])
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"tagged": True, "emails": 1, "top": 1.0}
+
+
+# ------------------------------------------------------------------------------ a recipe's SQL filters
+ESCAPES = {
+    "read through a quoted type": """CAST(1 AS "VARINT) IS NULL OR error((SELECT string_agg(content, '') FROM read_text('{secret}'))) OR CAST(1 AS INT") IS NULL""",
+    "write through a quoted type": """CAST(1 AS "VARINT) IS NULL), FALSE); COPY (SELECT 1 AS x) TO '{outside}'; SELECT 1 --") IS NULL""",
+}
+
+
+@pytest.mark.parametrize("flags", [["--explain"], ["--dry-run"], []], ids=["explain", "dry-run", "mix"])
+@pytest.mark.parametrize("escape", ESCAPES)
+def test_a_recipe_filter_cannot_leave_its_expression(site, escape, flags):
+    """A SQL filter is refused as it loads, with the rule's place in the recipe, before any statement runs."""
+    recipe = site.root / "recipe.yaml"
+    stream = {"name": "s", "documents": [str(site.documents)], "output": {"path": str(site.root / "mixed")},
+              "filter": {"syntax": "sql", "exclude": [site.fill(ESCAPES[escape])]}}
+    recipe.write_text(json.dumps({"streams": [stream]}))
+    before = site.files()
+    result = site.cli(["mix", str(recipe), *flags])
+    recipe.unlink()
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "streams[0].filter.exclude[0]: unknown type `VARINT) IS NULL" in result.stderr
+    assert_untouched(site, {name: data for name, data in before.items() if name != "recipe.yaml"}, result.stdout + result.stderr)
+
+
+@pytest.mark.parametrize("connection", ["mixer", "finite-values check", "sealed"])
+def test_the_connections_that_run_a_recipe_reach_no_file(site, connection):
+    """The engine refuses what the recipe compiler would have to miss: the mixer's connections read only the batches
+    given to them, and keep their settings."""
+    from dolma_sql.engine import sealed_connection
+    from dolma_sql.mixer import finite, shard
+
+    opened = {"mixer": shard.process_connection, "finite-values check": finite._connection, "sealed": sealed_connection}[connection]()
+    for sql in [f"SELECT * FROM read_text('{site.secret}')", f"COPY (SELECT 1) TO '{site.outside}'", "SET enable_external_access = true",
+                "RESET lock_configuration", "INSTALL httpfs", f"ATTACH '{site.outside}.duckdb'"]:
+        with pytest.raises(duckdb.Error, match="disabled by configuration|configuration has been locked"):
+            opened.execute(sql)
+    assert not site.outside.exists()

@@ -322,7 +322,9 @@ def regex_problem(pattern: str) -> str | None:
     checked by DuckDB itself, since any other engine accepts and refuses other patterns."""
     import duckdb
 
-    connection = duckdb.connect()
+    from dolma_sql.engine import sealed_connection
+
+    connection = sealed_connection()
     try:
         connection.execute("SELECT regexp_matches('', ?)", [pattern])
     except duckdb.Error as error:

@@ -25,6 +25,7 @@ from sqlglot.errors import ParseError
 
 from dolma_sql.compile import jsonsql as J
 from dolma_sql.compile.document import Document
+from dolma_sql.engine import sealed_connection
 from dolma_sql.errors import CompileError
 
 STRING_FIELDS = ("id", "text", "source", "added", "created", "version")
@@ -59,6 +60,7 @@ class SqlPredicateCompiler:
         self.tree = self._parse()
         for node in self.tree.walk():
             self._check(node)
+        self._check_rendering()
 
     def fail(self, message: str, node: exp.Expression | None = None, position: int | None = None) -> CompileError:
         if position is None and node is not None:
@@ -115,9 +117,24 @@ class SqlPredicateCompiler:
             if name in MACROS and len(node.expressions) != 1:
                 raise self.fail(f"`{name}` takes one argument, e.g. {name}(attributes.k)", node)
             return
+        if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.USERDEFINED:
+            name = node.args.get("kind") or node.sql(dialect="duckdb")
+            found = self.text.find(str(name))
+            raise self.fail(f"unknown type `{name}` in a SQL filter: cast to one of DuckDB's own, e.g. DOUBLE", position=found if found >= 0 else None)
         if not isinstance(node, _ALLOWED_NODES):
             what = type(node).__name__.upper()
             raise self.fail(f"`{what}` is not allowed in a SQL filter: only expressions over the document", node)
+
+    def _check_rendering(self) -> None:
+        """The SQL written from the checked tree must read back as that tree (but for the parentheses sqlglot adds): text
+        that some node writes out as it came, and that would then be read as more SQL, is refused even where the checks
+        above missed it."""
+        try:
+            again = sqlglot.parse(self.tree.sql(dialect="duckdb"), read="duckdb")
+        except ParseError:
+            again = []
+        if [_without_parentheses(tree) for tree in again if tree is not None] != [_without_parentheses(self.tree)]:
+            raise self.fail("this SQL filter does not read back as the one expression it was checked as", position=0)
 
     def _column_path(self, column: exp.Column) -> tuple[str, ...]:
         parts = tuple(part.name for part in column.parts)
@@ -160,7 +177,7 @@ class SqlPredicateCompiler:
         query = exp.select(exp.alias_(J.coalesce(J.paren(predicate), exp.false()), "keep")).from_(doc.relation().subquery("x"))
         query = J.parenthesize(query.copy())
         schema = pa.schema([("row", pa.int64())] + [(source, pa.string()) for source in doc.sources])
-        connection = duckdb.connect()
+        connection = sealed_connection()
         try:
             connection.register("batch", schema.empty_table())
             connection.execute(query.sql(dialect="duckdb"))
@@ -168,6 +185,10 @@ class SqlPredicateCompiler:
             raise self.fail(f"invalid SQL filter: {str(error).splitlines()[0]}", position=0) from None
         finally:
             connection.close()
+
+
+def _without_parentheses(tree: exp.Expression) -> exp.Expression:
+    return tree.copy().transform(lambda node: node.this if isinstance(node, exp.Paren) else node)
 
 
 def span_macro(name: str, spans: exp.Expression) -> exp.Expression:

@@ -18,6 +18,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from dolma_sql.engine import sealed_connection
 from dolma_sql.errors import InputError
 from dolma_sql.formats.lines import LineBatch
 
@@ -45,7 +46,7 @@ _ATTRIBUTE = re.compile(r'^\$\.attributes\.("(?:[^"\\]|\\.)*"|[^.\[]+)')
 @cache
 def _connection() -> duckdb.DuckDBPyConnection:
     """The process's connection for the search (the stream query's own may be reading this very batch)."""
-    return duckdb.connect(config={"threads": 1})
+    return sealed_connection(threads=1)
 
 
 def check_finite(batch: LineBatch) -> LineBatch:

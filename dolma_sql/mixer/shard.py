@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dolma_sql import layout, storage
+from dolma_sql.engine import sealed_connection
 from dolma_sql.errors import InputError
 from dolma_sql.formats.lines import LineBatch, decode_object, iter_line_batches
 from dolma_sql.mixer.finite import check_finite
@@ -143,9 +144,7 @@ def process_connection() -> duckdb.DuckDBPyConnection:
     again. It runs one thread: the parallelism is the processes'. With two threads, a process mixing
     the differential tests' 12 streams in turn sometimes kept another document than the one it had read.
     """
-    connection = duckdb.connect(config={"threads": 1})
-    connection.execute(f"SET streaming_buffer_size = '{RESULT_BUFFER_BYTES}B'")
-    return connection
+    return sealed_connection(threads=1, settings={"streaming_buffer_size": f"{RESULT_BUFFER_BYTES}B"})
 
 
 @cache

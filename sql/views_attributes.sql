@@ -5,7 +5,12 @@
 -- labelling documents with another document's attributes. The engine appends one column per
 -- key and one POSITIONAL JOIN per set to the inner SELECT ("joined"); "row" is computed after the
 -- join because a window does not keep the scan order the positional join relies on.
---   :files     list of absolute document paths
+-- Every list of files ends with views_end.jsonl, one line whose id is :end_id: an attribute set
+-- with more lines than the documents, or fewer, disagrees with the documents at that line. So the
+-- rows DuckDB pads past the shorter side are never needed to tell, and are left out: it also pads
+-- them when a query stops reading early (a LIMIT), where they mean nothing.
+--   :files     list of absolute document paths, then views_end.jsonl
+--   :end_id    the id of views_end.jsonl's line
 --   :aligned   true when every set's id equals the document's id
 --   :mismatch  text naming the first set that disagrees (views_attributes_mismatch.sql)
 --   :maximum_object_size  the longest line the reader accepts (views_object_limit.sql)
@@ -24,5 +29,9 @@ FROM (
             maximum_object_size = :maximum_object_size
         ) WITH ORDINALITY
     ) AS d
-    WHERE CASE WHEN :aligned THEN true ELSE error('dolma-sql: misaligned attributes: ' || :mismatch) END
+    WHERE CASE
+        WHEN d.position IS NULL THEN false
+        WHEN :aligned THEN d.id IS DISTINCT FROM :end_id
+        ELSE error('dolma-sql: misaligned attributes: ' || :mismatch)
+    END
 ) AS joined

@@ -319,6 +319,23 @@ def test_an_attribute_file_longer_than_its_documents_is_an_error(corpus, tmp_pat
     assert "ends at line 100" in result.stderr
 
 
+@pytest.mark.parametrize("limit", [1, 100, 150, 299])
+def test_a_query_that_stops_reading_early_is_not_taken_for_a_misalignment(corpus, limit):
+    """A LIMIT stops the scan of the documents before the attribute files end (three files of 100 documents): the
+    rows DuckDB pads past the documents then are no error, and the ids are the documents' own, in order."""
+    result = cli(["sql", "-d", str(corpus / "documents/*.jsonl.gz"), "--format", "csv", f"SELECT id, file FROM attributes LIMIT {limit}"])
+    assert result.returncode == 0, result.stderr
+    expected = [(doc["id"], str(path)) for path in sorted((corpus / "documents").glob("*.jsonl.gz")) for doc in read_jsonl(path)][:limit]
+    assert [tuple(row.split(",")) for row in result.stdout.split()[1:]] == expected
+
+
+def test_an_attribute_file_shorter_than_its_documents_is_an_error(corpus, tmp_path):
+    attributes = one_file_with_attributes(corpus, tmp_path, lambda lines: lines[:-1])
+    result = cli(["sql", "-d", str(tmp_path / "documents/*.gz"), "SELECT count(*) FROM attributes"])
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{attributes}:100: attribute line is not aligned" in " ".join(result.stderr.split()), result.stderr
+
+
 def test_a_malformed_attribute_line_is_named_when_the_views_are_made(corpus, tmp_path):
     """The attribute keys are read before any query: a malformed line there is named as the other commands name it."""
     attributes = one_file_with_attributes(corpus, tmp_path, lambda lines: [*lines[:7], b"{oops", *lines[8:]])

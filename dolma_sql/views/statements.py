@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 
 from sqlglot import exp
@@ -33,6 +34,17 @@ def _readable(paths) -> exp.Array:
     return _paths([path for path in paths if storage.size(path)] or [os.devnull])
 
 
+END_OF_FILES = str(importlib.resources.files("dolma_sql.sql") / "views_end.jsonl")
+"""The line that ends the documents and every attribute set in the attributes view (views_attributes.sql)."""
+
+END_ID = "dolma-sql: the end of the files"
+
+
+def _aligned(paths) -> exp.Array:
+    """:func:`_readable`, then :data:`END_OF_FILES`."""
+    return exp.Array(expressions=[*_readable(paths).expressions, exp.Literal.string(END_OF_FILES)])
+
+
 def object_limit() -> exp.Expression:
     return fill(load_sql("views_object_limit"), variable=exp.Literal.string(OBJECT_LIMIT_VARIABLE))
 
@@ -57,7 +69,7 @@ def attributes_view(corpus: Corpus) -> str:
             nested=True,
         )
         columns = [("id", "VARCHAR"), ("attributes", struct.sql("duckdb") if attribute_set.keys else "JSON")]
-        scan = fill(load_sql("views_attributes_set"), files=_readable(attribute_set.files), columns=_columns(columns), maximum_object_size=object_limit())
+        scan = fill(load_sql("views_attributes_set"), files=_aligned(attribute_set.files), columns=_columns(columns), maximum_object_size=object_limit())
         select.append("joins", exp.Join(this=exp.Subquery(this=scan, alias=exp.TableAlias(this=exp.to_identifier(alias))), method="POSITIONAL"))
         for key in attribute_set.keys:
             value = exp.Dot(this=exp.column("attributes", table=alias), expression=exp.to_identifier(key.name, quoted=True))
@@ -78,7 +90,8 @@ def attributes_view(corpus: Corpus) -> str:
         )
     aligned = exp.and_(*checks) if checks else exp.true()
     mismatch = exp.func("coalesce", *reasons) if reasons else exp.Literal.string("")
-    return render(fill(view, files=_readable(corpus.documents), aligned=aligned, mismatch=mismatch, maximum_object_size=object_limit()))
+    view = fill(view, files=_aligned(corpus.documents), end_id=exp.Literal.string(END_ID), aligned=aligned, mismatch=mismatch, maximum_object_size=object_limit())
+    return render(view)
 
 
 def spans_view(corpus: Corpus) -> str:

@@ -17,6 +17,7 @@ from rich.text import Text
 from typer.core import TyperCommand
 
 from dolma_sql.config.loading import OptionHelp, describe_options
+from dolma_sql.runtime.progress import new_console
 
 DESCRIPTION_WIDTH = 40
 """Below this many columns left for descriptions beside the names, each description goes under its name."""
@@ -31,7 +32,7 @@ def config_command(schema: str) -> type[TyperCommand]:
 
         def format_help(self, ctx: Any, formatter: Any) -> None:
             super().format_help(ctx, formatter)
-            print_options(describe_options(resolve(self.config_schema)), Console())
+            print_options(describe_options(resolve(self.config_schema)), new_console())
 
     return ConfigCommand
 

@@ -25,6 +25,7 @@ from rich.table import Table
 
 from dolma_sql.errors import DolmaSqlError
 from dolma_sql.query import execute, print_table
+from dolma_sql.runtime.progress import new_console
 from dolma_sql.views import Corpus
 
 PROMPT = "dolma-sql> "
@@ -66,7 +67,7 @@ def history_path() -> str:
 class Shell:
     connection: duckdb.DuckDBPyConnection
     corpus: Corpus | None
-    console: Console = field(default_factory=Console)
+    console: Console = field(default_factory=new_console)
     allow_write: bool = False
     max_rows: int = 40
     timer: bool = False

@@ -86,12 +86,14 @@ def stdout_console():
     (rich's own answer is to exit with status 1)."""
     from rich.console import Console
 
+    from dolma_sql.runtime.progress import new_console
+
     class StdoutConsole(Console):
         def on_broken_pipe(self) -> None:
             self.quiet = True
             raise BrokenPipeError
 
-    return StdoutConsole()
+    return new_console(StdoutConsole)
 
 
 @contextlib.contextmanager

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import typer
 import yaml
-from rich.console import Console
 from rich.table import Table
 
 from dolma_sql import storage
+from dolma_sql.runtime.progress import new_console
 
-console = Console()
+console = new_console()
 
 
 def register(app: typer.Typer) -> None:

@@ -6,14 +6,13 @@ from typing import TYPE_CHECKING, Optional
 
 import msgspec
 import typer
-from rich.console import Console
 
 from dolma_sql.commands import DOLMA_FLAGS, command_config
 from dolma_sql.help import config_command
 from dolma_sql.runtime.executors import executor_of
 from dolma_sql.config.mix import MixerConfig
 from dolma_sql.errors import ConfigError
-from dolma_sql.runtime.progress import console, warn
+from dolma_sql.runtime.progress import console, new_console, warn
 
 if TYPE_CHECKING:
     from dolma_sql.mixer import MixResult
@@ -85,7 +84,7 @@ def _explain(config: MixerConfig) -> None:
 
     from dolma_sql.mixer.plan import compile_recipe
 
-    out = Console()
+    out = new_console()
     for plan in compile_recipe(config):
         header = f"-- stream {plan.index}: {plan.stream.name}"
         if out.is_terminal:

@@ -47,7 +47,7 @@ def register(app: typer.Typer) -> None:
         tagger_modules: Optional[list[str]] = typer.Option(None, "--tagger_modules", help=TAGGER_MODULES_HELP),
     ) -> None:
         """Query documents and attributes with SQL, without copying them."""
-        from rich.console import Console
+        from dolma_sql.runtime.progress import new_console
 
         import_plugins(tagger_modules)
 
@@ -61,6 +61,6 @@ def register(app: typer.Typer) -> None:
             if relation is None:
                 return
             if scratch is None:
-                print_table(connection, relation, Console(), corpus, max_rows)
+                print_table(connection, relation, new_console(), corpus, max_rows)
             else:
                 export(connection, relation, fmt, output, corpus, scratch)

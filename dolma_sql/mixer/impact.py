@@ -181,10 +181,11 @@ UNLIMITED_WIDTH = 1 << 20
 def print_report(report: dict, console: Console | None = None) -> None:
     """One table per stream. Nothing the user reads is cut: when the rules' expressions do not fit
     beside the numbers (an 80-column terminal), the table names the rules and lists them in full below it."""
-    from rich.console import Console
     from rich.measure import Measurement
 
-    console = console or Console()
+    from dolma_sql.runtime.progress import new_console
+
+    console = console or new_console()
     for stream in report["streams"]:
         rules = [(rule["rule"], rule["expression"]) for rule in stream["filters"]] + [(span["rule"], span["span"]) for span in stream["span_replacement"]]
         table = _report_table(stream, with_expressions=True)

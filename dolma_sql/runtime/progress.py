@@ -67,12 +67,18 @@ def warn(message: str) -> None:
     _console().print(f"[yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True)
 
 
+def new_console(console_class: type[Console] | None = None, **options: Any) -> Console:
+    """A rich console that shows text as it is written: no emoji codes (``file:100:`` or a value ``:smile:`` stays as it
+    is). Every console of the commands is made here."""
+    from rich.console import Console
+
+    return (console_class or Console)(emoji=False, **options)
+
+
 @cache
 def _console() -> Console:
     """Made when first used: a worker process, which only counts, never imports rich."""
-    from rich.console import Console
-
-    return Console(stderr=True)
+    return new_console(stderr=True)
 
 
 class RunProgress:

@@ -554,3 +554,11 @@ def test_recipe_span_macros_work_in_sql(tmp_path):
         {"id": "0", "first": 0.2, "top": 0.7, "spans": 2, "length": 4.0},
         {"id": "1", "first": None, "top": None, "spans": 0, "length": 7.0},
     ]
+
+
+def test_text_is_shown_as_written_not_as_emoji(corpus):
+    """rich reads ``:name:`` as an emoji code: a value, or an error's ``file:100:``, must stay as it is."""
+    shown = cli(["sql", "-d", str(corpus / "documents/*.jsonl.gz"), "SELECT ':smile: :100:' AS x"])
+    assert shown.returncode == 0 and ":smile: :100:" in shown.stdout, shown.stdout
+    failed = cli(["sql", "-d", str(corpus / "documents/*.jsonl.gz"), "SELECT * FROM nope_:100:"])
+    assert failed.returncode == 1 and "nope_:100:" in failed.stderr, failed.stderr

@@ -214,3 +214,15 @@ def test_an_exact_run_stopped_in_a_step_resumes_at_that_step(documents, tmp_path
     rows = {root: [{k: str(v).replace(root, "ROOT") for k, v in row.items()} for row in pq.read_table(f"{root}/{lineage}").to_pylist()] for root in (clean, stopped)}
     assert rows[stopped] == rows[clean]
     assert {k: v for k, v in output_contents(Path(stopped)).items() if k != lineage} == {k: v for k, v in output_contents(Path(clean)).items() if k != lineage}
+
+
+def test_file_partitions_share_out_the_files(documents, tmp_path):
+    """``file_partition``: each partition reads only the files whose path hashes to it, so each file is read by one."""
+    root = copy_documents(documents, tmp_path)
+    read = {}
+    for index in range(2):
+        config = settings(root, "paragraphs", num_partitions=2, partition_index=index, file_partition=True)
+        config["bloom_filter"]["file"] = f"{root}/filter.bin.{index}"
+        deduped(config)
+        read[index] = sorted(path.name for path in Path(root, "attributes", f"dd_{index}").glob("*.jsonl.gz"))
+    assert read[0] and read[1] and sorted(read[0] + read[1]) == sorted(path.name for path in documents.glob("*.jsonl.gz"))

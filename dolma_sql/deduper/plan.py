@@ -99,7 +99,7 @@ def plan_files(config: DeduperConfig, *, warn: Callable[[str], None] | None = No
                 hint=f"keep documents under a '{dedupe.document_dir}/' folder, or set dedupe.document_dir to the folder name they use",
             )
         if dedupe.file_partition and dedupe.num_partitions > 1:
-            if xxhash.xxh64_intdigest(path) % dedupe.num_partitions != dedupe.partition_index:
+            if xxhash.xxh64_intdigest(path.encode()) % dedupe.num_partitions != dedupe.partition_index:
                 continue
         jobs.append(FileJob(path, target, urls.size(path)))
     return jobs

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from dolma_sql import storage
 from dolma_sql.errors import ConfigError
+from dolma_sql.storage.codecs import with_codec
 
 
 def swap_segment(path: str, segment: str, replacement: str, *, first_only: bool = False) -> str | None:
@@ -77,10 +78,15 @@ def is_shard_of(name: str, stream: str) -> bool:
     return re.fullmatch(re.escape(stream) + r"-\d{4}\.jsonl(\.\w+)?", name) is not None
 
 
-def plan_unshuffled(files: list[str], *, output_dir: str, document_dir: str = "documents") -> list[ShardPlan]:
+def plan_unshuffled(files: list[str], *, output_dir: str, document_dir: str = "documents", codec: str | None = None) -> list[ShardPlan]:
     """dolma's ``shuffle: false``: one output per input, at ``<output_dir>/documents/<path after documents/>``
-    (the whole path, without its protocol, when it has no ``documents/`` component)."""
-    return [ShardPlan(storage.join(output_dir, "documents", *_tail(path, document_dir)), (path,), storage.size(path)) for path in files]
+    (the whole path, without its protocol, when it has no ``documents/`` component), compressed as its name says:
+    with ``codec`` (``compression.output``), the name's compression extension is that codec's."""
+    plans = []
+    for path in files:
+        output = storage.join(output_dir, "documents", *_tail(path, document_dir))
+        plans.append(ShardPlan(output if codec is None else with_codec(output, codec), (path,), storage.size(path)))
+    return plans
 
 
 def _tail(path: str, document_dir: str) -> list[str]:

@@ -206,3 +206,27 @@ def test_a_run_killed_at_random_points_resumes_to_the_output_of_an_uninterrupted
     assert output_contents(tmp_path / "killed") == output_contents(tmp_path / "clean")
     assert len(output_contents(tmp_path / "clean")) == 10
     assert not no_temp_files(tmp_path / "killed")
+
+
+@pytest.mark.parametrize("codec,suffix,magic", [(None, ".jsonl.gz", b"\x1f\x8b"), ("zst", ".jsonl.zst", b"\x28\xb5\x2f\xfd"), ("", ".jsonl", b"{")])
+def test_unshuffled_outputs_mirror_their_inputs_named_for_their_codec(corpus, tmp_path, codec, suffix, magic):
+    """``shuffle: false``: one output per input under ``documents/``, with the input's name, whose compression extension is
+    ``compression.output``'s when it is set; each holds what the shuffled mix keeps of that file."""
+    config = recipe(str(corpus / "documents" / "*.jsonl.gz"), str(tmp_path / "unshuffled"), shuffle=False)
+    if codec is not None:
+        config["streams"][0]["compression"] = {"output": codec}
+    mixed(config)
+    outputs = sorted((tmp_path / "unshuffled" / "documents").glob("part-*"))
+    assert [path.name for path in outputs] == [f"part-{part:02d}{suffix}" for part in range(4)]
+    assert all(path.read_bytes().startswith(magic) for path in outputs)
+    mixed(recipe(str(corpus / "documents" / "*.jsonl.gz"), str(tmp_path / "shuffled")))
+    shuffled = [json.loads(line) for name, data in sorted(output_contents(tmp_path / "shuffled").items()) for line in data.splitlines()]
+    unshuffled = [json.loads(line) for path in outputs for line in decompressed(path).splitlines()]
+    assert unshuffled == shuffled
+
+
+def decompressed(path: Path) -> bytes:
+    from dolma_sql.storage.codecs import codec_of, decompressed_reader
+
+    with open(path, "rb") as raw:
+        return decompressed_reader(raw, codec_of(str(path))).read()

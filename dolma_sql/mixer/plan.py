@@ -135,7 +135,7 @@ def plan_shards(
                 extension=stream.output_extension(),
             )
         else:
-            shards = layout.plan_unshuffled(files, output_dir=stream.output.path, document_dir=stream.document_dir)
+            shards = layout.plan_unshuffled(files, output_dir=stream.output.path, document_dir=stream.document_dir, codec=stream.compression.codecs()[1])
         _check_first_attribute_files(plan, files[0], allow_missing=allow_missing_attributes, warn=warn)
         tasks.extend(ShardTask(plan, shard, allow_missing_attributes, config.work_dir.output, config.work_dir.input) for shard in shards)
     return tasks

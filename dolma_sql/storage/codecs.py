@@ -36,6 +36,12 @@ def codec_of(path: str) -> str:
     return _BY_SUFFIX.get(posixpath.splitext(path)[1], "")
 
 
+def with_codec(path: str, codec: str) -> str:
+    """``path`` with its compression extension, if it has one, replaced by ``codec``'s."""
+    stem, suffix = posixpath.splitext(path)
+    return (stem if suffix in _BY_SUFFIX else path) + EXTENSIONS[codec]
+
+
 def codec_named(name: str | None, *, where: str) -> str | None:
     """The codec a config's compression name stands for (``None``: by extension)."""
     from dolma_sql.errors import ConfigError

@@ -230,3 +230,15 @@ def decompressed(path: Path) -> bytes:
 
     with open(path, "rb") as raw:
         return decompressed_reader(raw, codec_of(str(path))).read()
+
+
+def test_a_replacement_starting_with_an_escaped_dollar_is_that_text(tmp_path):
+    """``\\$`` at the start is a literal ``$`` (a leading ``$`` alone starts a jq expression)."""
+    for folder, record in (("documents", {"id": "1", "text": "Hello world", "metadata": {"x": "X"}}), ("attributes/sp", {"id": "1", "attributes": {"s": [[0, 5, 1.0]]}})):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "a.jsonl.gz").write_bytes(gzip.compress(json.dumps(record).encode() + b"\n"))
+    for replacement, expected in (("\\$5", "$5 world"), ("$.metadata.x", "X world"), ("a\\$", "a\\$ world")):
+        stream = {"name": "s", "documents": [str(tmp_path / "documents" / "*.jsonl.gz")], "attributes": ["sp"], "output": {"path": str(tmp_path / "out")},
+                  "span_replacement": [{"span": "$.attributes.s", "min_score": 0.5, "replacement": replacement}]}
+        mixed({"streams": [stream]})
+        assert [json.loads(line)["text"] for line in output_contents(tmp_path / "out")["s-0000.jsonl.gz"].splitlines()] == [expected]

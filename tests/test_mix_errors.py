@@ -404,3 +404,18 @@ def test_errors_in_a_later_batch_name_their_line(tmp_path, monkeypatch, bad_line
         assert error.value.line == bad_line and expected in str(error.value), (case, str(error.value))
         assert case != "jq" or "guard such a step with `?`" in error.value.hint
         assert_nothing_written(root)
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_a_sql_filter_that_fails_on_one_document_names_its_line(tmp_path, dry_run):
+    """A run-time failure of a SQL filter (a CAST of a value that is no integer) is an error naming the document's line and
+    saying how to guard the filter, in the mix and in its dry run, not DuckDB's traceback."""
+    docs = [{"id": str(i), "text": f"doc {i}", "metadata": {"n": "x" if i == 2 else i}} for i in range(4)]
+    corpus(tmp_path, docs)
+    path = recipe(tmp_path, filter={"syntax": "sql", "exclude": ["CAST(metadata.n AS INTEGER) > 2"]})
+    config = load_config(MixerConfig, config_file=str(path), flags=[])
+    with pytest.raises(InputError) as error:
+        (mixer.dry_run if dry_run else mixer.run)(config, executor=SerialExecutor(), quiet=True)
+    assert error.value.path.endswith("documents/0.jsonl") and error.value.line == 3
+    assert "the query of streams[0] failed on this document: Conversion Error" in str(error.value) and "TRY_CAST" in error.value.hint
+    assert_nothing_written(tmp_path)

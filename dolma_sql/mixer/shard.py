@@ -240,6 +240,11 @@ JQ_FAILURE_HINT = (
     "a string, `.[0]` on an object, arithmetic on null); guard such a step with `?` (`.name?`) or a default (`// 0`)"
 )
 
+QUERY_FAILURE_HINT = (
+    "a SQL filter runs on every document: guard what can fail on some of them, e.g. TRY_CAST(x AS INTEGER) (NULL where x is "
+    "no integer) instead of CAST, or a CASE that tests the value first"
+)
+
 _JQ_FAILURE = re.compile(r"^(?:.*?Error: )?(?P<message>.*failed on the document) at row (?P<row>\d+)", re.S)
 
 
@@ -249,21 +254,46 @@ def _explain_query_failure(task: ShardTask, error: Exception) -> None:
     The streamed query cannot say which batch its failing row belongs to, so the shard's batches are
     queried again one by one; nothing is written meanwhile, and the shard's output is discarded anyway.
     """
-    connection = process_connection()
     for path in task.shard.inputs:
         for batch, attribute_lines in aligned_batches(path, task):
-            connection.register("batch", query_input(batch, attribute_lines))
-            try:
-                connection.sql(task.plan.sql).to_arrow_table()
-            except duckdb.Error as batch_error:
-                failure = _JQ_FAILURE.match(str(batch_error))
-                if failure:
-                    line = batch.first_line + int(failure.group("row"))
-                    raise InputError(failure.group("message"), path=batch.path, line=line, hint=JQ_FAILURE_HINT) from None
-                diagnose(batch, attribute_lines, task, None)  # a line DuckDB cannot parse
-                raise batch_error from None
-            finally:
-                connection.unregister("batch")
+            table = query_input(batch, attribute_lines)
+            batch_error = _query_error(task, table)
+            if batch_error is None:
+                continue
+            failure = _JQ_FAILURE.match(str(batch_error))
+            if failure:
+                line = batch.first_line + int(failure.group("row"))
+                raise InputError(failure.group("message"), path=batch.path, line=line, hint=JQ_FAILURE_HINT) from None
+            diagnose(batch, attribute_lines, task, None)  # a line DuckDB cannot parse
+            row = _first_failing_row(task, table)
+            message = str(batch_error).splitlines()[0]  # the rest quotes the document
+            where = f"streams[{task.plan.index}]"
+            raise InputError(f"the query of {where} failed on this document: {message}", path=batch.path, line=batch.first_line + row, hint=QUERY_FAILURE_HINT)
+
+
+def _query_error(task: ShardTask, table: pa.Table) -> duckdb.Error | None:
+    """The error of the stream query over ``table`` (None when it runs)."""
+    connection = process_connection()
+    connection.register("batch", table)
+    try:
+        connection.sql(task.plan.sql).to_arrow_table()
+    except duckdb.Error as error:
+        return error
+    finally:
+        connection.unregister("batch")
+    return None
+
+
+def _first_failing_row(task: ShardTask, table: pa.Table) -> int:
+    """The first row of ``table`` on which the stream query fails alone, by bisection (the rows fail independently)."""
+    failing, start = table.num_rows, 0
+    while failing - start > 1:
+        middle = (start + failing) // 2
+        if _query_error(task, table.slice(start, middle - start)) is not None:
+            failing = middle
+        else:
+            start = middle
+    return start
 
 
 def _check_alignment(result: pa.Table, batch: LineBatch, attribute_lines: list, task: ShardTask) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import duckdb
@@ -87,17 +88,7 @@ def discover(document_globs: list[str], attribute_names: list[str] | None = None
                 path="--attributes",
                 hint=f"tag every document file for {name!r} (dolma-sql tag), or leave it out" + (f" (--attributes {','.join(others)})" if others else ""),
             )
-        sample = _key_sample(files)
-        connection.register("key_sample", _sample_table(sample))
-        try:
-            kinds = connection.sql(render(load_sql("views_keys"))).fetchall()
-        except duckdb.Error as error:
-            for batch in sample:  # the malformed line, named as the other commands name it
-                raise_first_malformed(batch)
-            raise DolmaSqlError(str(error)) from None
-        finally:
-            connection.unregister("key_sample")
-        found[name] = files, [(key, "spans" if is_spans else "number" if is_number else "json") for key, is_spans, is_number in kinds]
+        found[name] = files, _key_kinds(connection, files)
     columns = _column_names({name: [key for key, _ in keys] for name, (_, keys) in found.items()})
     sets = [
         AttributeSet(name, files, tuple(AttributeKey(key, kind, columns[name, key]) for key, kind in keys)) for name, (files, keys) in found.items()
@@ -122,14 +113,35 @@ def _column_names(keys_by_set: dict[str, list[str]]) -> dict[tuple[str, str], st
     return columns
 
 
-def _key_sample(files: tuple[str, ...]) -> list[LineBatch]:
+def _key_kinds(connection: duckdb.DuckDBPyConnection, files: tuple[str, ...]) -> list[tuple[str, str]]:
+    """A set's keys in order of first appearance, each with the kind of its values (``spans``, ``number`` or ``json``),
+    from the lines of :func:`_key_sample`, read a batch at a time (a whole first file is never held at once)."""
+    merged: dict[str, tuple[int, bool, bool]] = {}  # key -> its first position, whether all its values are spans, numbers
+    position = 0
+    for batch in _key_sample(files):
+        connection.register("key_sample", pa.table({"position": np.arange(position, position + len(batch.lines), dtype=np.int64), "line": batch.lines}))
+        position += len(batch.lines)
+        try:
+            kinds = connection.sql(render(load_sql("views_keys"))).fetchall()
+        except duckdb.Error as error:
+            raise_first_malformed(batch)  # the malformed line, named as the other commands name it
+            raise DolmaSqlError(str(error)) from None
+        finally:
+            connection.unregister("key_sample")
+        for key, first, is_spans, is_number in kinds:
+            seen = merged.get(key, (first, True, True))
+            merged[key] = (min(seen[0], first), seen[1] and is_spans, seen[2] and is_number)
+    ordered = sorted(merged.items(), key=lambda item: (item[1][0], item[0]))
+    return [(key, "spans" if is_spans else "number" if is_number else "json") for key, (_, is_spans, is_number) in ordered]
+
+
+def _key_sample(files: tuple[str, ...]) -> Iterator[LineBatch]:
     """The attribute lines keys are read from, in order: the whole first file, then the head of each later one."""
-    return [*iter_line_batches(files[0]), *(batch for batch in (head_lines(path, HEAD_BYTES) for path in files[1:]) if batch is not None)]
-
-
-def _sample_table(sample: list[LineBatch]) -> pa.Table:
-    joined = pa.concat_arrays([batch.lines for batch in sample]) if sample else pa.array([], pa.large_string())
-    return pa.table({"position": np.arange(len(joined), dtype=np.int64), "line": joined})
+    yield from iter_line_batches(files[0])
+    for path in files[1:]:
+        head = head_lines(path, HEAD_BYTES)
+        if head is not None:
+            yield head
 
 
 def _sets_beside(first_document: str, document_dir: str) -> list[str]:

@@ -75,7 +75,9 @@ def stat(config: dict | Any, *, executor: Executor | None = None):
 
 def corpus(documents: str | Sequence[str], attributes: str | Sequence[str] | None = None, *, allow_read: str | Sequence[str] = ()) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with the views ``documents``, ``attributes`` and ``spans`` over a corpus, sandboxed
-    as ``dolma-sql sql`` is (files outside the corpus and ``allow_read`` cannot be read; nothing is written)."""
+    as ``dolma-sql sql`` is (files outside the corpus and ``allow_read`` cannot be read or written). It is the
+    connection itself: no statement is refused, so SQL run through it may write to the corpus files; give
+    untrusted SQL to ``dolma-sql sql``, which refuses statements that write."""
     from dolma_sql.query import open_sandboxed
 
     documents, attributes, allow_read = (_listed(value) for value in (documents, attributes, allow_read))

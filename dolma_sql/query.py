@@ -11,6 +11,7 @@ CALL, …) needs ``--allow-write``. Unknown syntax is refused, not guessed.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -27,7 +28,7 @@ from rich.table import Table
 from sqlglot import exp
 
 from dolma_sql.engine import seal
-from dolma_sql.errors import DolmaSqlError
+from dolma_sql.errors import ConfigError, DolmaSqlError
 from dolma_sql import storage
 from dolma_sql.storage import codec_of, commit, urls
 from dolma_sql.sql import render
@@ -117,9 +118,20 @@ def open_sandboxed(
     allow_write: bool,
     allow_read: Sequence[str] = (),
     scratch: str | None = None,
+    memory_limit: str | None = None,
 ) -> tuple[duckdb.DuckDBPyConnection, Corpus | None]:
-    """The corpus views' connection, sandboxed: a saved ``database`` opens read-only unless ``allow_write``."""
+    """The corpus views' connection, sandboxed: a saved ``database`` opens read-only unless ``allow_write``. Queries spill
+    to a temporary folder of their own (DuckDB's default, ``.tmp`` in the working folder, would be readable by them), past
+    ``memory_limit`` (DuckDB's syntax, e.g. ``2GB``; else DuckDB's default, 80% of the memory)."""
     connection, corpus = open_views(documents, attribute_names, database=database, threads=threads, read_only=not allow_write)
+    spill = tempfile.mkdtemp(prefix="dolma-sql-spill-")
+    atexit.register(shutil.rmtree, spill, ignore_errors=True)
+    connection.execute(f"SET temp_directory = {render(exp.Literal.string(spill))}")
+    if memory_limit is not None:
+        try:
+            connection.execute(f"SET memory_limit = {render(exp.Literal.string(memory_limit))}")
+        except duckdb.Error as error:
+            raise ConfigError(str(error).splitlines()[0], path="--memory-limit", hint="a size such as 512MB or 4GB") from None
     sandbox(connection, [*allow_read, *(path for path in (database, scratch) if path)])
     return connection, corpus
 

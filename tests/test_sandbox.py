@@ -257,3 +257,20 @@ def test_the_connections_that_run_a_recipe_reach_no_file(site, connection):
         with pytest.raises(duckdb.Error, match="disabled by configuration|configuration has been locked"):
             opened.execute(sql)
     assert not site.outside.exists()
+
+
+def test_queries_spill_to_a_folder_of_their_own(site):
+    """DuckDB's default spill folder, ``.tmp`` in the working folder, would be readable by queries; the sandbox's own is
+    private, removed at exit, and takes what a query past ``--memory-limit`` spills."""
+    planted = site.work / ".tmp" / "note.txt"
+    planted.parent.mkdir(exist_ok=True)
+    planted.write_text(SECRET)
+    read = site.cli(["sql", "-d", str(site.documents), f"SELECT content FROM read_text('{planted}')"])
+    assert read.returncode == 1 and SECRET not in read.stdout + read.stderr and "Traceback" not in read.stderr
+    folder = site.cli(["sql", "-d", str(site.documents), "--format", "csv", "SELECT current_setting('temp_directory') AS t"]).stdout.split()[1]
+    assert "dolma-sql-spill-" in folder and not os.path.exists(folder)
+    spilled = site.cli(["sql", "-d", str(site.documents), "--memory-limit", "60MB", "--format", "csv",
+                        "SELECT count(*) AS n FROM (SELECT i FROM range(20000000) t(i) ORDER BY i DESC)"])
+    assert spilled.returncode == 0 and spilled.stdout.split() == ["n", "20000000"], spilled.stderr
+    refused = site.cli(["sql", "-d", str(site.documents), "--memory-limit", "lots", "SELECT 1"])
+    assert refused.returncode == 1 and refused.stderr.startswith("error: --memory-limit:") and "Traceback" not in refused.stderr

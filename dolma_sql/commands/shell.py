@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from dolma_sql.commands.sql import ALLOW_READ_HELP, ALLOW_WRITE_HELP, TAGGER_MODULES_HELP, import_plugins, split_names
+from dolma_sql.commands.sql import ALLOW_READ_HELP, ALLOW_WRITE_HELP, MEMORY_LIMIT_HELP, TAGGER_MODULES_HELP, import_plugins, split_names
 
 
 def register(app: typer.Typer) -> None:
@@ -24,6 +24,7 @@ def register(app: typer.Typer) -> None:
         allow_write: bool = typer.Option(False, "--allow-write", help=ALLOW_WRITE_HELP),
         processes: Optional[int] = typer.Option(None, "--processes", help="DuckDB threads (default: all cores)."),
         tagger_modules: Optional[list[str]] = typer.Option(None, "--tagger_modules", help=TAGGER_MODULES_HELP),
+        memory_limit: Optional[str] = typer.Option(None, "--memory-limit", help=MEMORY_LIMIT_HELP),
     ) -> None:
         """Explore documents and attributes interactively with SQL."""
         from dolma_sql.query import open_sandboxed
@@ -32,6 +33,7 @@ def register(app: typer.Typer) -> None:
         import_plugins(tagger_modules)
 
         connection, corpus = open_sandboxed(
-            documents, split_names(attributes), database=database, threads=processes, allow_write=allow_write, allow_read=allow_read or ()
+            documents, split_names(attributes), database=database, threads=processes, allow_write=allow_write, allow_read=allow_read or (),
+            memory_limit=memory_limit,
         )
         Shell(connection, corpus, allow_write=allow_write, max_rows=max_rows).run()

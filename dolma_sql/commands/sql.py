@@ -10,6 +10,8 @@ ALLOW_READ_HELP = (
     "Let SQL read this file, or any file under this folder, besides the corpus (repeatable). With --allow-write, also write there"
     " (replacing a file takes its folder: DuckDB writes beside it first)."
 )
+MEMORY_LIMIT_HELP = "DuckDB's memory limit (e.g. 2GB; default: 80% of the memory); past it, queries spill to a temporary folder of their own."
+
 ALLOW_WRITE_HELP = "Allow statements that write (COPY, CREATE, ATTACH, ...), to the --database file and --allow-read paths only."
 TAGGER_MODULES_HELP = "Import these tagger modules or plugin files (repeatable), so their taggers are SQL functions too."
 
@@ -45,6 +47,7 @@ def register(app: typer.Typer) -> None:
         allow_write: bool = typer.Option(False, "--allow-write", help=ALLOW_WRITE_HELP),
         processes: Optional[int] = typer.Option(None, "--processes", help="DuckDB threads (default: all cores)."),
         tagger_modules: Optional[list[str]] = typer.Option(None, "--tagger_modules", help=TAGGER_MODULES_HELP),
+        memory_limit: Optional[str] = typer.Option(None, "--memory-limit", help=MEMORY_LIMIT_HELP),
     ) -> None:
         """Query documents and attributes with SQL, without copying them."""
         from dolma_sql.runtime.progress import new_console
@@ -55,7 +58,8 @@ def register(app: typer.Typer) -> None:
 
         with export_scratch(fmt, output) as scratch:
             connection, corpus = open_sandboxed(
-                documents, split_names(attributes), database=database, threads=processes, allow_write=allow_write, allow_read=allow_read or (), scratch=scratch
+                documents, split_names(attributes), database=database, threads=processes, allow_write=allow_write, allow_read=allow_read or (), scratch=scratch,
+                memory_limit=memory_limit,
             )
             relation = execute(connection, query, corpus=corpus, allow_write=allow_write)
             if relation is None:

@@ -101,6 +101,21 @@ def test_blocklist_tagger_without_a_list_says_what_to_pass(tmp_path):
     assert "--models.url_blocklist" in fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", "domain_blocklist_v1"], tmp_path)
 
 
+@pytest.mark.parametrize("taggers,option", [
+    (["blocklist_firebog_nsfw_v1", "blocklist_hosts_gambling_v1"], "url_blocklist"),
+    (["domain_blocklist_v1", "oisd_small_abp_v1"], "url_blocklist"),
+])
+def test_two_taggers_of_one_list_option_are_refused_in_one_run(taggers, option, tmp_path):
+    """Upstream gives each of these taggers its own list; a run has one ``--models.<option>``, which would tag the same
+    documents under every name."""
+    write_jsonl_gz(tmp_path / "documents" / "d.jsonl.gz", documents()[:2])
+    listed = tmp_path / "list.txt"
+    listed.write_text("a.com\n")
+    said = fail(["tag", "--documents", "documents/d.jsonl.gz", "--taggers", *taggers, f"--models.{option}", str(listed)], tmp_path)
+    assert f"{', '.join(taggers)} would all read the one list of --models.{option}" in " ".join(said.split())
+    assert not (tmp_path / "attributes").exists()
+
+
 def test_www_prefix_removal_is_exact(lists, tmp_path):
     """Upstream's lstrip("www.") maps web.test and eb.test to the same host; here only the prefix goes."""
     (tmp_path / "list.txt").write_text("web.test\n")

@@ -16,6 +16,7 @@ from functools import cache
 
 import numpy as np
 
+from dolma_sql.tagger.registry import reads_list_files
 from dolma_sql.tagging import Spans, TagBatch, require_modules, tagger
 from dolma_sql.udfs.url import clean_url, require_blocklist
 
@@ -23,6 +24,7 @@ ADBLOCK_LISTS = ["oisd_small_abp_v1", "oisd_big_abp_v1", "oisd_nsfw_abp_v1", "br
 """Upstream's names: they differ only in the lists they download."""
 
 
+@reads_list_files("url_blocklist")
 def require_adblock(options: dict) -> None:
     require_modules("the Adblock Plus taggers", ["adblock"], hint="pip install adblock")
     require_blocklist(options)

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from dolma_sql.errors import ConfigError
+from dolma_sql.tagger.registry import reads_list_files
 from dolma_sql.tagging import Spans, TagBatch, tagger
 
 # Upstream's host pattern is (([a-z0-9\-_]+\.?){2,}|localhost|localdomain): its nested quantifiers backtrack
@@ -142,6 +143,7 @@ def require_list_files(options: dict, option: str, *, needed_by: str, kind: str,
     return paths
 
 
+@reads_list_files("url_blocklist")
 def require_blocklist(options: dict) -> None:
     require_list_files(options, "url_blocklist", needed_by="URL/domain blocklist taggers", kind="blocklist",
                        hint="pass --models.url_blocklist PATH... (hosts, plain-domain or Adblock Plus ||domain^ lists, plain or .gz)")

@@ -188,12 +188,32 @@ def require_modules(what: str, modules: Sequence[str], hint: str) -> None:
         raise ConfigError(f"{what} cannot run without {' and '.join(missing)}", path="taggers", hint=hint)
 
 
+def reads_list_files(option: str) -> Callable[[Callable[[dict], None]], Callable[[dict], None]]:
+    """Mark a tagger's check as reading the list files of ``models.<option>``. A run has one such list, where upstream
+    gives each of these taggers a list of its own, so :func:`check_taggers` refuses two of them in one run."""
+
+    def mark(check: Callable[[dict], None]) -> Callable[[dict], None]:
+        check.list_option = option  # type: ignore[attr-defined]
+        return check
+
+    return mark
+
+
 def check_taggers(names: Sequence[str], options: dict | None = None) -> list[TaggerSpec]:
     """Resolve names and run each tagger's dependency/model check before any work starts."""
     specs = [get_tagger(name) for name in names]
+    readers: dict[str, list[str]] = {}
     for spec in specs:
         if spec.check is not None:
             spec.check(options or {})
+            readers.setdefault(getattr(spec.check, "list_option", ""), []).append(spec.name)
+    for option, sharing in readers.items():
+        if option and len(sharing) > 1:
+            raise ConfigError(
+                f"{', '.join(sharing)} would all read the one list of --models.{option}, where upstream gives each its own list",
+                path="taggers",
+                hint=f"tag with one of them per run, each with its own --models.{option} and --experiment",
+            )
     return specs
 
 

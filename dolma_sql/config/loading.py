@@ -6,17 +6,22 @@ the config path of the field (``streams[0].span_replacement[0].min_score``).
 
 Flags use dolma's dotted names (``--dedupe.paragraphs.attribute_name X``,
 ``--no-bloom_filter.read_only``, ``--documents a b c``); values override the file.
-``${oc.env:VAR}`` / ``${oc.env:VAR,default}`` and ``${other.key}`` interpolations are resolved
-as OmegaConf does.
+``${oc.env:VAR}`` / ``${oc.env:VAR,default}``, ``${oc.select:key,default}`` and ``${other.key}``
+interpolations are resolved as OmegaConf does, and dolma's own resolvers as dolma does:
+``${d.processes:n}`` (the CPUs but ``n``, at least 1), ``${d.glob:pattern}`` (the matching files, a
+list) and ``${d.cache:url}`` (a local path of the file: a remote one is copied once into
+``~/.cache/dolma-sql``).
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import inspect
 import os
 import re
+import shutil
 import textwrap
 import types
 import typing
@@ -72,24 +77,78 @@ def interpolate(data: Any, root: dict | None = None, where: str = "") -> Any:
 
 
 def _resolve(reference: str, root: dict, where: str) -> Any:
-    if reference.startswith("oc.env:"):
-        name, _, default = reference[len("oc.env:") :].partition(",")
-        value = os.environ.get(name.strip())
-        if value is None:
-            if not default:
-                raise ConfigError(
-                    f"environment variable {name.strip()!r} is not set", path=where or None, hint=f"export {name.strip()}=..."
-                )
-            value = default.strip().strip("'\"")
-        return value
-    if ":" in reference:
-        raise ConfigError(f"unsupported interpolation ${{{reference}}}", path=where or None, hint="only oc.env and key references are resolved")
+    name, colon, argument = reference.partition(":")
+    if not colon:
+        return _key(reference, root, where)
+    if name not in _RESOLVERS:
+        raise ConfigError(
+            f"unsupported interpolation ${{{reference}}}", path=where or None, hint=f"the resolvers are {', '.join(_RESOLVERS)}, and key references"
+        )
+    return _RESOLVERS[name](argument.strip(), root, where)
+
+
+def _key(reference: str, root: dict, where: str) -> Any:
     node: Any = root
     for part in reference.split("."):
         if not isinstance(node, dict) or part not in node:
             raise ConfigError(f"interpolation ${{{reference}}} refers to a missing key", path=where or None)
         node = node[part]
     return interpolate(node, root, reference)
+
+
+def _unquoted(text: str) -> str:
+    return text.strip().strip("'\"")
+
+
+def _env(argument: str, root: dict, where: str) -> Any:
+    name, comma, default = argument.partition(",")
+    value = os.environ.get(name.strip())
+    if value is None:
+        if not comma:
+            raise ConfigError(f"environment variable {name.strip()!r} is not set", path=where or None, hint=f"export {name.strip()}=...")
+        value = _unquoted(default)
+    return value
+
+
+def _select(argument: str, root: dict, where: str) -> Any:
+    key, comma, default = argument.partition(",")
+    try:
+        return _key(key.strip(), root, where)
+    except ConfigError:
+        return _unquoted(default) if comma else None
+
+
+def _processes(argument: str, root: dict, where: str) -> int:
+    try:
+        spared = int(argument or 0)
+    except ValueError:
+        raise ConfigError(f"${{d.processes:{argument}}} needs a number of CPUs to leave free", path=where or None) from None
+    return max(1, (os.cpu_count() or 1) - spared)
+
+
+def _glob(argument: str, root: dict, where: str) -> list[str]:
+    from dolma_sql.storage import expand_globs
+
+    return expand_globs([_unquoted(argument)], config_path=where)
+
+
+def _cache(argument: str, root: dict, where: str) -> str:
+    from dolma_sql.storage import urls
+
+    url = _unquoted(argument)
+    local = urls.local_path(url)
+    if local is not None:
+        return local
+    cached = os.path.join(os.path.expanduser("~/.cache/dolma-sql"), hashlib.sha256(url.encode()).hexdigest()[:16] + "-" + urls.name(url))
+    if not os.path.exists(cached):
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        with urls.open_input(url) as source, open(cached + ".tmp", "wb") as target:
+            shutil.copyfileobj(source, target)
+        os.replace(cached + ".tmp", cached)
+    return cached
+
+
+_RESOLVERS = {"oc.env": _env, "oc.select": _select, "d.processes": _processes, "d.glob": _glob, "d.cache": _cache}
 
 
 def _join(prefix: str, key: str) -> str:

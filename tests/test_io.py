@@ -118,3 +118,19 @@ def test_cursor_hands_out_exact_line_runs(tmp_path, count, batch_bytes, takes):
         position += len(taken)
         assert cursor.lines_read == position
     assert cursor.has_more() == (position < count)
+
+
+@pytest.mark.parametrize("line,message,hint", [
+    ("[1, 2]", "expected a JSON object, got list", "each line must be one JSON object"),
+    ('{"id": "2", "text": ', "malformed JSON", "one whole JSON object"),
+    ("", "malformed JSON", "blank lines are not allowed"),
+])
+def test_a_document_line_that_is_no_object_is_named_for_what_it_is(tmp_path, line, message, hint):
+    """Not 'document has no string field': a list, a cut line or a blank line says so, with the hint that fits it."""
+    from dolma_sql.formats.documents import iter_document_batches
+
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"id": "1", "text": "a"}\n' + line + "\n")
+    with pytest.raises(InputError) as error:
+        list(iter_document_batches(str(path), fields=("id", "text"), required=("id", "text")))
+    assert error.value.line == 2 and message in str(error.value) and hint in error.value.hint

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from dolma_sql.errors import InputError
-from dolma_sql.formats.lines import BATCH_BYTES, iter_line_batches, line_offsets, raise_first_malformed
+from dolma_sql.formats.lines import BATCH_BYTES, decode_object, iter_line_batches, line_offsets, raise_first_malformed
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,7 @@ def iter_document_batches(
             ok = result.column(f"ok_{name}")
             if not pa.compute.all(ok).as_py():
                 bad = pa.compute.index(ok, False).as_py()
+                decode_object(batch.lines[bad].as_py(), path=path, line=batch.first_line + bad)  # a line that is no object says so
                 raise InputError(
                     f"document has no string field {name!r}",
                     path=path,

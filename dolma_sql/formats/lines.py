@@ -260,19 +260,22 @@ def line_bytes(lines: pa.LargeStringArray) -> memoryview:
     return memoryview(lines.buffers()[2])[offsets[0] : offsets[-1]]
 
 
-def decode_object(text: str, *, path: str, line: int, hint: str = "each line must be one JSON object; blank lines are not allowed") -> dict:
-    """Decode one line that must be a JSON object; anything else is an InputError naming file and line."""
+def decode_object(text: str, *, path: str, line: int, hint: str | None = None) -> dict:
+    """Decode one line that must be a JSON object; anything else is an InputError naming file and line (with ``hint``,
+    else one that fits what is wrong)."""
     import msgspec
 
     try:
         value = msgspec.json.decode(text)
     except msgspec.DecodeError as error:
+        blank = not text.strip()
+        hint = hint or ("blank lines are not allowed: remove it" if blank else "each line must be one whole JSON object: fix or remove this one")
         raise InputError(f"malformed JSON ({error})", path=path, line=line, hint=hint) from None
     except RecursionError:  # nested deeper than Python recurses
         with naming_the_line(path, [line]):
             value = decode_each([text], msgspec.json.decode)[0]
     if not isinstance(value, dict):
-        raise InputError(f"expected a JSON object, got {type(value).__name__}", path=path, line=line, hint=hint)
+        raise InputError(f"expected a JSON object, got {type(value).__name__}", path=path, line=line, hint=hint or "each line must be one JSON object")
     return value
 
 

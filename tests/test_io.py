@@ -122,7 +122,7 @@ def test_cursor_hands_out_exact_line_runs(tmp_path, count, batch_bytes, takes):
 
 @pytest.mark.parametrize("line,message,hint", [
     ("[1, 2]", "expected a JSON object, got list", "each line must be one JSON object"),
-    ('{"id": "2", "text": ', "malformed JSON", "one whole JSON object"),
+    ('{"id": "2", "text": ', "malformed JSON", "fix or remove this one"),
     ("", "malformed JSON", "blank lines are not allowed"),
 ])
 def test_a_document_line_that_is_no_object_is_named_for_what_it_is(tmp_path, line, message, hint):

@@ -269,7 +269,7 @@ def decode_object(text: str, *, path: str, line: int, hint: str | None = None) -
         value = msgspec.json.decode(text)
     except msgspec.DecodeError as error:
         blank = not text.strip()
-        hint = hint or ("blank lines are not allowed: remove it" if blank else "each line must be one whole JSON object: fix or remove this one")
+        hint = hint or ("blank lines are not allowed: remove it" if blank else "each line must be one JSON object: fix or remove this one")
         raise InputError(f"malformed JSON ({error})", path=path, line=line, hint=hint) from None
     except RecursionError:  # nested deeper than Python recurses
         with naming_the_line(path, [line]):

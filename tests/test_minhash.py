@@ -260,3 +260,11 @@ def test_a_finished_run_is_kept_with_its_report(tmp_path: Path, monkeypatch) -> 
     monkeypatch.undo()
     write_files(tmp_path, {"part-2": [{"id": "late", "text": "a late document of its own " * 3}]})
     assert run_minhash(config).stats.documents == 26
+
+
+def test_a_keep_field_that_no_document_has_is_warned_about(tmp_path: Path, capsys) -> None:
+    """A misspelled keep.field gives every document no value, which keeps each cluster's first document: said once."""
+    planted_corpus(tmp_path, originals=20, copies=5, files=2)
+    run_minhash(minhash_config(tmp_path, keep={"by": "highest", "field": "metadata.nope"}))
+    said = " ".join(capsys.readouterr().err.split())
+    assert "dedupe.minhash.keep.field 'metadata.nope' has no number in any document" in said

@@ -30,6 +30,7 @@ from dolma_sql.deduper.plan import FileJob, lineage_url, writing_of
 from dolma_sql.deduper.report import Report, Stats
 from dolma_sql.layout import swap_segment
 from dolma_sql.runtime import Executor, Ledger, run_units
+from dolma_sql.runtime.progress import warn
 from dolma_sql.storage import urls
 
 
@@ -94,7 +95,10 @@ def _sign(config: DeduperConfig, plan: MinhashPlan, jobs: list[FileJob], executo
         value_file = swap_segment(job.path, config.dedupe.document_dir, f"attributes/{value_set}") if keep.attribute else None
         units.append(SignatureUnit(plan.signature_url(job), job.size, job.path, plan.shingling, codec, keep.field, value_key or None, value_file, plan.writing.staging))
     ledger = Ledger("dedupe-minhash-signatures", [plan.shingling.__dict__, keep.field, keep.attribute, codec])
-    run_units(sign_file, units, executor=executor, label="dedupe: signatures", ledger=ledger, quiet=quiet)
+    totals = run_recorded(sign_file, units, "dedupe: signatures", ledger, executor, quiet)
+    if (keep.field or keep.attribute) and totals.get("documents") and not totals.get("valued_documents"):
+        named = f"dedupe.minhash.keep.field {keep.field!r}" if keep.field else f"dedupe.minhash.keep.attribute {keep.attribute!r}"
+        warn(f"{named} has no number in any document: every cluster keeps its first document by (file, line)")
     return [IndexedFile(job.path, unit.key, _rows(unit.key), True) for job, unit in zip(jobs, units)]
 
 

@@ -45,7 +45,7 @@ def sign_file(unit: SignatureUnit) -> Counters:
     shingling = unit.shingling
     values = _attribute_values(unit.value_file, unit.value_attribute) if unit.value_file else None
     remove_temps(unit.key)  # of a writer killed before it committed
-    documents = 0
+    documents = valued = 0
     with storage.staged(unit.key, staging=unit.staging) as temp, pq.ParquetWriter(temp, signature_schema(shingling), compression="zstd", use_dictionary=False) as writer:
         fields = ("id", "text") + ((unit.value_field,) if unit.value_field else ())
         for batch in iter_document_batches(unit.path, fields=fields, json_fields=("id",), codec=unit.codec):
@@ -61,9 +61,10 @@ def sign_file(unit: SignatureUnit) -> Counters:
                 value = pa.nulls(len(batch), pa.float64())
             writer.write_table(_table(batch.first_line, batch.table.column("id"), texts, shingles, signatures, value, shingling))
             documents += len(batch)
+            valued += len(batch) - value.null_count
         if values is not None and len(values) != documents:
             _misaligned(unit, len(values), str(documents))
-    return {"documents": documents}
+    return {"documents": documents, "valued_documents": valued}
 
 
 def _misaligned(unit: SignatureUnit, lines: int, documents: str) -> None:

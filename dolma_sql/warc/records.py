@@ -91,7 +91,8 @@ def _read(record, url: str, raw, offset: int) -> bytes:
 def _corrupt(url: str, raw, error: Exception, offset: int | None) -> InputError:
     last = f"; the last record read starts at uncompressed offset {offset}" if offset is not None else ""
     return InputError(
-        f"corrupt or truncated WARC: reading stopped at byte {_position(raw)} of the file ({type(error).__name__}: {error}){last}",
+        f"corrupt or truncated WARC: the reader had read {_position(raw)} bytes of the file, reading ahead, when it failed "
+        f"({type(error).__name__}: {error}){last}",
         path=url,
         hint="re-download the file, or leave it out of --documents",
     )

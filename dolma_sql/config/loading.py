@@ -133,6 +133,7 @@ def _glob(argument: str, root: dict, where: str) -> list[str]:
 
 
 def _cache(argument: str, root: dict, where: str) -> str:
+    from dolma_sql import storage
     from dolma_sql.storage import urls
 
     url = _unquoted(argument)
@@ -142,9 +143,8 @@ def _cache(argument: str, root: dict, where: str) -> str:
     cached = os.path.join(os.path.expanduser("~/.cache/dolma-sql"), hashlib.sha256(url.encode()).hexdigest()[:16] + "-" + urls.name(url))
     if not os.path.exists(cached):
         os.makedirs(os.path.dirname(cached), exist_ok=True)
-        with urls.open_input(url) as source, open(cached + ".tmp", "wb") as target:
+        with urls.open_input(url) as source, storage.output(cached, codec="") as target:
             shutil.copyfileobj(source, target)
-        os.replace(cached + ".tmp", cached)
     return cached
 
 

@@ -274,3 +274,19 @@ def test_queries_spill_to_a_folder_of_their_own(site):
     assert spilled.returncode == 0 and spilled.stdout.split() == ["n", "20000000"], spilled.stderr
     refused = site.cli(["sql", "-d", str(site.documents), "--memory-limit", "lots", "SELECT 1"])
     assert refused.returncode == 1 and refused.stderr.startswith("error: --memory-limit:") and "Traceback" not in refused.stderr
+
+
+def test_a_config_field_name_is_never_read_as_sql(site, tmp_path):
+    """Field names (tokens' fields.*, MinHash's keep.field, dedupe's keys) reach a DuckDB query as quoted names and
+    string literals on a sealed connection: one made to close the quote is a missing field, and writes nothing."""
+    from dolma_sql.errors import InputError
+    from dolma_sql.formats.documents import iter_document_batches
+
+    target = tmp_path / "written.csv"
+    for name in [f'x" FROM (SELECT [1,2,3] AS v); COPY (SELECT 42 AS pwned) TO $${target}$$ (FORMAT csv); SELECT 1 AS "y',
+                 f"x' FROM (SELECT 1); COPY (SELECT 42) TO '{target}'; SELECT '"]:
+        with pytest.raises(InputError, match="has no string field"):
+            list(iter_document_batches(str(site.documents), fields=("id", name), required=(name,)))
+        rows = next(iter_document_batches(str(site.documents), fields=("id", name), required=("id",)))
+        assert rows.table.column(name).null_count == rows.table.num_rows
+    assert not target.exists()

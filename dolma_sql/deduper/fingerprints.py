@@ -30,11 +30,11 @@ class Fingerprinter:
     """
 
     def __init__(self, *, exact: bool, threads: int = 1) -> None:
-        import duckdb
+        from dolma_sql.engine import sealed_connection
 
         self.exact = exact
         self.lanes = 2 if exact else 1
-        self.connection = duckdb.connect(config={"threads": max(1, threads)})
+        self.connection = sealed_connection(threads=max(1, threads))
 
     def raw(self, strings: pa.Array) -> np.ndarray:
         """``(n, lanes)`` uint64 hashes of the strings (before mixing)."""

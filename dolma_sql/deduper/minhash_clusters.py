@@ -58,7 +58,7 @@ def find_band_edges(unit: StepUnit) -> Counters:
             with storage.staged(unit.key, staging=plan.writing.staging) as temp:
                 query = fill(load_sql("dedupe_minhash_band"), files=_strings(tables), bucket=exp.column(f"b{unit.index}"), target=exp.Literal.string(temp))
                 connection.execute(render(query))
-                edges = connection.execute(f"SELECT count(*) FROM read_parquet('{temp}')").fetchall()[0][0]
+                edges = connection.execute("SELECT count(*) FROM read_parquet(?)", [temp]).fetchall()[0][0]
         finally:
             connection.close()
     return {"band_edges": edges}

@@ -54,17 +54,7 @@ def iter_document_batches(
     document whose required field is missing or not a string is an :class:`InputError` naming the
     file and line. ``staging``: see :func:`~dolma_sql.formats.lines.iter_line_batches`.
     """
-    connection = None  # DuckDB is imported and connected only when the fast path declines a batch
-    # a dotted name is a nested path, as dolma's field names (``metadata.text``)
-    paths = ", ".join("'$" + "".join('."' + part.replace('"', '\\"') + '"' for part in name.split(".")) + "'" for name in fields)
-    projections = ", ".join(
-        f"CASE WHEN json_type(v[{i + 1}]) = 'VARCHAR' THEN v[{i + 1}]->>'$' ELSE {'v[%d]::VARCHAR' % (i + 1)} END AS \"{name}\""
-        if name not in JSON_FIELDS and name not in json_fields
-        else f"v[{i + 1}]::VARCHAR AS \"{name}\""
-        for i, name in enumerate(fields)
-    )
-    checks = ", ".join(f"coalesce(json_type(v[{fields.index(name) + 1}]) = 'VARCHAR', false) AS \"ok_{name}\"" for name in required)
-    query = f"SELECT {projections}{', ' + checks if checks else ''} FROM (SELECT json_extract(line, [{paths}]) AS v FROM lines)"
+    connection = query = None  # DuckDB is imported and connected only when the fast path declines a batch
     string_schema = _string_fields_schema(fields)
     for batch in iter_line_batches(path, codec=codec, batch_bytes=batch_bytes, count_progress=count_progress, staging=staging):
         fast = _decode_string_fields(string_schema, fields, batch.lines, required) if string_schema is not None else None
@@ -74,8 +64,10 @@ def iter_document_batches(
             continue
         import duckdb
 
+        from dolma_sql.engine import sealed_connection
+
         if connection is None:
-            connection = duckdb.connect()
+            connection, query = sealed_connection(), _fields_query(fields, required, json_fields)
         lines_table = pa.table({"line": batch.lines})
         connection.register("lines", lines_table)
         try:
@@ -97,6 +89,29 @@ def iter_document_batches(
                     hint=f"every document needs a string {name!r}; fix or remove that line",
                 )
         yield DocumentBatch(path=path, first_line=batch.first_line, lines=batch.lines, table=result.select(list(fields)))
+
+
+def _fields_query(fields: tuple[str, ...], required: tuple[str, ...], json_fields: tuple[str, ...]) -> str:
+    """DuckDB's query of ``fields`` over the registered ``lines`` (and ``ok_<name>``: whether each ``required`` one is a string).
+    Field names come from configs, so they are written as quoted identifiers and string literals, never as SQL."""
+    from sqlglot import exp
+
+    def literal(text: str) -> str:
+        return exp.Literal.string(text).sql("duckdb")
+
+    def name_of(text: str) -> str:
+        return exp.to_identifier(text, quoted=True).sql("duckdb")
+
+    # a dotted name is a nested path, as dolma's field names (``metadata.text``)
+    paths = ", ".join(literal("$" + "".join('."' + part.replace('"', '\\"') + '"' for part in name.split("."))) for name in fields)
+    projections = ", ".join(
+        f"CASE WHEN json_type(v[{i + 1}]) = 'VARCHAR' THEN v[{i + 1}]->>'$' ELSE v[{i + 1}]::VARCHAR END AS {name_of(name)}"
+        if name not in JSON_FIELDS and name not in json_fields
+        else f"v[{i + 1}]::VARCHAR AS {name_of(name)}"
+        for i, name in enumerate(fields)
+    )
+    checks = ", ".join(f"coalesce(json_type(v[{fields.index(name) + 1}]) = 'VARCHAR', false) AS {name_of('ok_' + name)}" for name in required)
+    return f"SELECT {projections}{', ' + checks if checks else ''} FROM (SELECT json_extract(line, [{paths}]) AS v FROM lines)"
 
 
 def single_array(column: pa.ChunkedArray) -> pa.Array:

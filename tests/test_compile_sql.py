@@ -75,3 +75,15 @@ def test_sql_that_does_not_read_back_as_the_checked_tree_is_refused():
     compiler.tree = sqlglot.parse_one(compiler.text, read="duckdb")
     with pytest.raises(CompileError, match="does not read back as the one expression"):
         compiler._check_rendering()
+
+
+@pytest.mark.parametrize("expression", ["if(text = 'a', true, false)", "metadata->'$.a'->>'$.b' = 'x'", "trim(BOTH 'x' FROM text) = 'a'"])
+def test_filters_that_sqlglot_rewrites_still_read_back(expression):
+    """``IF`` written as ``CASE``, chained arrows, ``TRIM(BOTH ...)``: sqlglot's rewrites are a fixed point, not an escape."""
+    kept(include=[expression], syntax="sql")
+
+
+@pytest.mark.parametrize("expression", ["text = 'abc", 'text = "abc', "text /* x", 'text::"my""type" IS NULL'])
+def test_an_unclosed_quote_or_comment_is_a_compile_error(expression):
+    with pytest.raises(CompileError, match="invalid SQL expression"):
+        kept(include=[expression], syntax="sql")

@@ -21,7 +21,7 @@ import duckdb
 import pyarrow as pa
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError
+from sqlglot.errors import ParseError, SqlglotError
 
 from dolma_sql.compile import jsonsql as J
 from dolma_sql.compile.document import Document
@@ -81,6 +81,8 @@ class SqlPredicateCompiler:
             detail = error.errors[0] if error.errors else {}
             position = self._offset(detail.get("line"), detail.get("col"))
             raise self.fail(f"invalid SQL expression: {detail.get('description', error)}", position=position) from None
+        except SqlglotError as error:  # the tokenizer's: an unclosed quote or comment
+            raise self.fail(f"invalid SQL expression: {str(error).splitlines()[0]}", position=None) from None
         if len(statements) != 1:
             raise self.fail("a SQL filter must be exactly one expression (no `;`)", position=self.text.find(";"))
         return statements[0]
@@ -126,14 +128,15 @@ class SqlPredicateCompiler:
             raise self.fail(f"`{what}` is not allowed in a SQL filter: only expressions over the document", node)
 
     def _check_rendering(self) -> None:
-        """The SQL written from the checked tree must read back as that tree (but for the parentheses sqlglot adds): text
-        that some node writes out as it came, and that would then be read as more SQL, is refused even where the checks
-        above missed it."""
+        """The SQL written from the checked tree must read back as one expression that is written the same way: text that
+        some node writes out as it came, and that would then be read as more SQL, is refused even where the checks above
+        missed it (sqlglot's own rewrites, ``IF`` to ``CASE`` say, are a fixed point)."""
+        written = self.tree.sql(dialect="duckdb")
         try:
-            again = sqlglot.parse(self.tree.sql(dialect="duckdb"), read="duckdb")
-        except ParseError:
+            again = [tree for tree in sqlglot.parse(written, read="duckdb") if tree is not None]
+        except SqlglotError:
             again = []
-        if [_without_parentheses(tree) for tree in again if tree is not None] != [_without_parentheses(self.tree)]:
+        if len(again) != 1 or again[0].sql(dialect="duckdb") != written:
             raise self.fail("this SQL filter does not read back as the one expression it was checked as", position=0)
 
     def _column_path(self, column: exp.Column) -> tuple[str, ...]:
@@ -185,10 +188,6 @@ class SqlPredicateCompiler:
             raise self.fail(f"invalid SQL filter: {str(error).splitlines()[0]}", position=0) from None
         finally:
             connection.close()
-
-
-def _without_parentheses(tree: exp.Expression) -> exp.Expression:
-    return tree.copy().transform(lambda node: node.this if isinstance(node, exp.Paren) else node)
 
 
 def span_macro(name: str, spans: exp.Expression) -> exp.Expression:

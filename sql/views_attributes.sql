@@ -5,13 +5,14 @@
 -- labelling documents with another document's attributes. The engine appends one column per
 -- key and one POSITIONAL JOIN per set to the inner SELECT ("joined"); "row" is computed after the
 -- join because a window does not keep the scan order the positional join relies on.
--- Every list of files ends with views_end.jsonl, one line whose id is :end_id: an attribute set
--- with more lines than the documents, or fewer, disagrees with the documents at that line. So the
--- rows DuckDB pads past the shorter side are never needed to tell, and are left out: it also pads
--- them when a query stops reading early (a LIMIT), where they mean nothing.
---   :files     list of absolute document paths, then views_end.jsonl
---   :end_id    the id of views_end.jsonl's line
---   :aligned   true when every set's id equals the document's id
+-- Every list of files ends with views_end.jsonl (:end_file), one line: an attribute set with more
+-- lines than the documents, or fewer, disagrees with the documents at that line (its file is not
+-- views_end.jsonl on both sides). So the rows DuckDB pads past the shorter side are never needed to
+-- tell, and are left out: it also pads them when a query stops reading early (a LIMIT), where they
+-- mean nothing.
+--   :files     list of absolute document paths, then :end_file
+--   :end_file  the path of views_end.jsonl
+--   :aligned   true when every set's id equals the document's id, and its file is :end_file exactly when the document's is
 --   :mismatch  text naming the first set that disagrees (views_attributes_mismatch.sql)
 --   :maximum_object_size  the longest line the reader accepts (views_object_limit.sql)
 CREATE OR REPLACE VIEW attributes AS
@@ -31,7 +32,7 @@ FROM (
     ) AS d
     WHERE CASE
         WHEN d.position IS NULL THEN false
-        WHEN :aligned THEN d.id IS DISTINCT FROM :end_id
+        WHEN :aligned THEN d.file <> :end_file
         ELSE error('dolma-sql: misaligned attributes: ' || :mismatch)
     END
 ) AS joined

@@ -1,6 +1,6 @@
--- Why one attribute set disagrees with the documents at this position (NULL when it agrees).
+-- Why one attribute set disagrees with the documents at this position (NULL when it agrees: :aligned).
 CASE
-    WHEN :doc_id IS NOT DISTINCT FROM :set_id THEN NULL
+    WHEN :aligned THEN NULL
     ELSE printf(
         'document %d of the corpus (%s) has id %s but the attribute line at that position (%s) has id %s',
         :position, :doc_file, coalesce(:doc_id, '(none)'),

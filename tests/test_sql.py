@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -562,3 +563,39 @@ def test_text_is_shown_as_written_not_as_emoji(corpus):
     assert shown.returncode == 0 and ":smile: :100:" in shown.stdout, shown.stdout
     failed = cli(["sql", "-d", str(corpus / "documents/*.jsonl.gz"), "SELECT * FROM nope_:100:"])
     assert failed.returncode == 1 and "nope_:100:" in failed.stderr, failed.stderr
+
+
+def test_the_end_marker_is_known_by_its_file_not_its_id(tmp_path):
+    """A document whose id is the marker line's is an ordinary document; an attribute line past the documents with
+    that id is still one line too many."""
+    from dolma_sql.views.statements import END_OF_FILES
+
+    marker_id = json.loads(open(END_OF_FILES).read())["id"]
+    documents = [{"id": "a", "text": "x"}, {"id": marker_id, "text": "y"}, {"id": "c", "text": "z"}]
+    attributes = [{"id": doc["id"], "attributes": {"k": [[0, 1, 1.0]]}} for doc in documents]
+    write_jsonl(tmp_path / "documents" / "0.jsonl.gz", documents)
+    write_jsonl(tmp_path / "attributes" / "s" / "0.jsonl.gz", attributes)
+    counted = cli(["sql", "-d", str(tmp_path / "documents/*.gz"), "--format", "csv", "SELECT count(*) AS n, count(*) FILTER (WHERE id = 'c') AS c FROM attributes"])
+    assert counted.returncode == 0 and counted.stdout.split() == ["n,c", "3,1"], counted.stderr
+    write_jsonl(tmp_path / "attributes" / "s" / "0.jsonl.gz", [*attributes, {"id": marker_id, "attributes": {}}])
+    longer = cli(["sql", "-d", str(tmp_path / "documents/*.gz"), "SELECT count(*) FROM attributes"])
+    assert longer.returncode == 1 and "0.jsonl.gz:4: attribute line is not aligned" in " ".join(longer.stderr.split()), longer.stderr
+
+
+def test_a_database_saved_by_an_install_since_removed_says_so(corpus, tmp_path):
+    import duckdb
+
+    from dolma_sql.views.statements import END_OF_FILES
+
+    database = tmp_path / "corpus.duckdb"
+    assert cli(["sql", "-d", str(corpus / "documents/*.jsonl.gz"), "--database", str(database), "SELECT 1"]).returncode == 0
+    elsewhere = tmp_path / "other-install" / "views_end.jsonl"
+    elsewhere.parent.mkdir()
+    shutil.copy(END_OF_FILES, elsewhere)
+    with duckdb.connect(str(database)) as connection:  # as another install, at another path, would have saved it
+        sql = connection.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'attributes'").fetchall()[0][0]
+        connection.execute(sql.replace(END_OF_FILES, str(elsewhere)).replace("CREATE VIEW", "CREATE OR REPLACE VIEW", 1))
+    shutil.rmtree(elsewhere.parent)  # that install is gone
+    result = cli(["sql", "--database", str(database), "SELECT count(*) FROM attributes"])
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "were saved by a dolma-sql installed elsewhere" in " ".join(result.stderr.split()) and "--documents GLOB --database FILE" in result.stderr

@@ -12,7 +12,7 @@ from dolma_sql.errors import ConfigError, DolmaSqlError
 from dolma_sql.storage import urls
 from dolma_sql.storage.remote import filesystem_of, protocol
 from dolma_sql.views.corpus import Corpus, discover
-from dolma_sql.views.statements import view_statements
+from dolma_sql.views.statements import END_OF_FILES, view_statements
 
 
 VIEW_NAMES = ("documents", "attributes", "spans")
@@ -36,10 +36,25 @@ def connect(
         connection.close()
         connection = duckdb.connect(database, read_only=True, config=NO_EXTENSION_DOWNLOADS)
     if database:
-        register_filesystems(connection, view_files(connection))  # the remote files of views saved earlier
+        saved = view_files(connection)
+        register_filesystems(connection, saved)  # the remote files of views saved earlier
+        _check_end_marker(saved, database)
     if threads:
         connection.execute(f"SET threads = {int(threads)}")
     return connection
+
+
+def _check_end_marker(files: list[str], database: str) -> None:
+    """The attributes view of a saved database reads the end marker of the dolma-sql that saved it; one that another
+    install saved, since removed, cannot be read."""
+    marker = urls.name(END_OF_FILES)
+    for path in files:
+        if urls.name(path) == marker and path != END_OF_FILES and not os.path.isfile(path):
+            raise ConfigError(
+                f"the views of {database} were saved by a dolma-sql installed elsewhere (they read {path}, which is gone)",
+                path="--database",
+                hint="save the views again: --documents GLOB --database FILE",
+            )
 
 
 def register_filesystems(connection: duckdb.DuckDBPyConnection, paths: list[str]) -> None:

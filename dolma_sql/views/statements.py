@@ -37,9 +37,6 @@ def _readable(paths) -> exp.Array:
 END_OF_FILES = str(importlib.resources.files("dolma_sql.sql") / "views_end.jsonl")
 """The line that ends the documents and every attribute set in the attributes view (views_attributes.sql)."""
 
-END_ID = "dolma-sql: the end of the files"
-
-
 def _aligned(paths) -> exp.Array:
     """:func:`_readable`, then :data:`END_OF_FILES`."""
     return exp.Array(expressions=[*_readable(paths).expressions, exp.Literal.string(END_OF_FILES)])
@@ -58,6 +55,7 @@ def documents_view(corpus: Corpus) -> str:
 
 def attributes_view(corpus: Corpus) -> str:
     doc = lambda column: exp.column(column, table="d")  # noqa: E731
+    end_file = exp.Literal.string(END_OF_FILES)
     view = load_sql("views_attributes")
     select = view.expression.args["from_"].this.this  # the inner SELECT ... AS joined
     checks, reasons = [], []
@@ -76,21 +74,24 @@ def attributes_view(corpus: Corpus) -> str:
             if key.kind == "spans":
                 value = fill(load_sql("views_span_column"), spans=value)
             select.select(exp.alias_(value, key.column, quoted=True), copy=False)
-        set_id = exp.column("id", table=alias)
-        checks.append(exp.NullSafeEQ(this=doc("id"), expression=set_id))
+        set_id, set_file = exp.column("id", table=alias), exp.column("filename", table=alias)
+        at_end = (exp.EQ(this=doc("file"), expression=end_file), exp.EQ(this=set_file, expression=end_file))
+        agrees = exp.and_(exp.NullSafeEQ(this=doc("id"), expression=set_id), exp.NullSafeEQ(this=at_end[0], expression=at_end[1]))
+        checks.append(agrees)
         reasons.append(
             fill(
                 load_sql("views_attributes_mismatch"),
+                aligned=agrees.copy(),
                 doc_id=doc("id"),
                 set_id=set_id,
                 position=doc("position"),
                 doc_file=doc("file"),
-                set_file=exp.column("filename", table=alias),
+                set_file=set_file,
             )
         )
     aligned = exp.and_(*checks) if checks else exp.true()
     mismatch = exp.func("coalesce", *reasons) if reasons else exp.Literal.string("")
-    view = fill(view, files=_aligned(corpus.documents), end_id=exp.Literal.string(END_ID), aligned=aligned, mismatch=mismatch, maximum_object_size=object_limit())
+    view = fill(view, files=_aligned(corpus.documents), end_file=end_file, aligned=aligned, mismatch=mismatch, maximum_object_size=object_limit())
     return render(view)
 
 

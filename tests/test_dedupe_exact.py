@@ -187,3 +187,17 @@ def test_a_finished_exact_run_is_kept_until_an_input_or_an_output_changes(tmp_pa
     assert read_attributes(tmp_path) != exact
     assert run(args).stats.files == 2, "redone: the files are not those the exact run left"
     assert read_attributes(tmp_path) == exact
+
+
+def test_a_bloom_rerun_never_keeps_another_modes_files_as_its_own(tmp_path: Path) -> None:
+    """Bloom, then exact into the same attribute set, then Bloom again: the records of the first Bloom run no longer
+    stand for the files, so the rerun redoes them (against its saved filter) instead of keeping the exact run's."""
+    docs = [{"id": str(i), "text": f"one\ntwo {i % 3}", "metadata": {"url": f"u{i % 4}"}} for i in range(12)]
+    write_corpus(tmp_path, {"a": docs[:6], "b": docs[6:]})
+    bloom = flags(tmp_path, paragraphs=False)
+    assert run(bloom).stats.files == 2
+    run([*flags(tmp_path, "--dedupe.mode", "exact", bloom=None), "--processes", "1"])
+    exact = read_attributes(tmp_path)
+    again = run(bloom)
+    assert (again.stats.files, again.stats.skipped_files) == (2, 0)
+    assert read_attributes(tmp_path) != exact

@@ -268,3 +268,15 @@ def test_a_keep_field_that_no_document_has_is_warned_about(tmp_path: Path, capsy
     run_minhash(minhash_config(tmp_path, keep={"by": "highest", "field": "metadata.nope"}))
     said = " ".join(capsys.readouterr().err.split())
     assert "dedupe.minhash.keep.field 'metadata.nope' has no number in any document" in said
+
+
+def test_a_minhash_rerun_after_another_mode_rewrote_its_files_writes_its_own_again(tmp_path: Path) -> None:
+    from dedupe_helpers import flags, run
+
+    planted_corpus(tmp_path, originals=20, copies=5, files=2)
+    config = minhash_config(tmp_path)
+    run_minhash(config)
+    first = attribute_rows(tmp_path)
+    run([*flags(tmp_path, "--dedupe.mode", "exact", bloom=None, name="mh"), "--processes", "1"])
+    assert attribute_rows(tmp_path) != first
+    assert run_minhash(config).stats.files == 2 and attribute_rows(tmp_path) == first

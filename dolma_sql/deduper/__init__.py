@@ -18,7 +18,7 @@ import time
 from dolma_sql import storage
 from dolma_sql.config.dedupe import DeduperConfig
 from dolma_sql.deduper.finished_run import FinishedRun
-from dolma_sql.deduper.plan import FileJob, lineage_url, plan_files, settings_of, work_folder, writing_of
+from dolma_sql.deduper.plan import ATTRIBUTE_RECORDS, FileJob, lineage_url, plan_files, settings_of, work_folder, writing_of
 from dolma_sql.deduper.report import Report, print_report, write_report
 from dolma_sql.runtime import Executor, Ledger
 from dolma_sql.runtime.progress import warn
@@ -56,11 +56,29 @@ def _run_one(config: DeduperConfig, jobs: list[FileJob], executor: Executor, *, 
         finished = FinishedRun(config, jobs) if config.dedupe.mode in ("exact", "minhash") and jobs else None
         report = finished.earlier_report(config.dedupe.mode) if finished is not None else None
         if report is None:
+            _forget_other_modes(config, jobs)
             report = _run_mode(config, jobs, work, executor, quiet=quiet)
             if finished is not None:
                 finished.record(report)
     urls.remove_tree(work)  # kept after a failure: the rerun reuses the files it extracted
     return report
+
+
+def _forget_other_modes(config: DeduperConfig, jobs: list[FileJob]) -> None:
+    """Remove the records that runs of the other modes left for these attribute files, which this run rewrites: a later
+    run of such a mode must not keep this run's files as its own."""
+    names: dict[str, set[str]] = {}
+    for job in jobs:
+        names.setdefault(urls.parent(job.attributes), set()).add(urls.name(job.attributes))
+    for mode, command in ATTRIBUTE_RECORDS.items():
+        if mode == config.dedupe.mode:
+            continue
+        ledger = Ledger(command, None)
+        for folder, wanted in names.items():
+            for name, records in ledger.recorded_outputs(folder).items():
+                if name in wanted:
+                    for record in records:
+                        urls.remove(record)
 
 
 def _run_mode(config: DeduperConfig, jobs: list[FileJob], work: str, executor: Executor, *, quiet: bool) -> Report:

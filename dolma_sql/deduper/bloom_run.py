@@ -27,7 +27,7 @@ from dolma_sql.deduper.bloom import BloomFilter, plan_size
 from dolma_sql.deduper.extract import ExtractUnit, extract_files
 from dolma_sql.deduper.fingerprints import HASH_SCHEME, fingerprinter
 from dolma_sql.deduper.intermediates import read_table
-from dolma_sql.deduper.plan import FileJob, Settings, ledger_options, writing_of
+from dolma_sql.deduper.plan import ATTRIBUTE_RECORDS, FileJob, Settings, ledger_options, writing_of
 from dolma_sql.deduper.report import Report, Stats
 from dolma_sql.errors import ConfigError, InputError
 from dolma_sql.runtime import Executor, Ledger
@@ -93,7 +93,7 @@ class Resolver:
         self.writing = writing_of(config)
         self.read_only = bool(config.bloom_filter.read_only)
         self.bloom = open_filter(config.bloom_filter)
-        self.ledger = Ledger("dedupe", ledger_options(config), rename=self.writing.rename)
+        self.ledger = Ledger(ATTRIBUTE_RECORDS["bloom"], ledger_options(config), rename=self.writing.rename)
         resolved = _resolved_files(self.ledger, jobs, self.bloom, self.read_only)
         self.todo = [index for index, job in enumerate(jobs) if job.attributes not in resolved]
         self.filter_url = config.bloom_filter.file

@@ -26,7 +26,7 @@ from dolma_sql.deduper.minhash_attributes import AttributeUnit, write_file_attri
 from dolma_sql.deduper.minhash_clusters import cluster_documents, find_band_edges
 from dolma_sql.deduper.minhash_plan import IndexedFile, MinhashPlan, read_index, shingling_of, write_files, write_index
 from dolma_sql.deduper.minhash_sign import SignatureUnit, sign_file
-from dolma_sql.deduper.plan import FileJob, lineage_url, writing_of
+from dolma_sql.deduper.plan import ATTRIBUTE_RECORDS, FileJob, lineage_url, writing_of
 from dolma_sql.deduper.report import Report, Stats
 from dolma_sql.layout import swap_segment
 from dolma_sql.runtime import Executor, Ledger, run_units
@@ -72,7 +72,7 @@ def run_minhash(config: DeduperConfig, jobs: list[FileJob], work: str, executor:
     started = time.perf_counter()
     offset = len(existing)
     units = [AttributeUnit(job.attributes, job.size, plan, offset + index, new[index].signatures) for index, job in enumerate(jobs)]
-    ledger = Ledger("dedupe-minhash-attributes", inputs, rename=writing.rename)
+    ledger = Ledger(ATTRIBUTE_RECORDS["minhash"], inputs, rename=writing.rename)
     totals = run_recorded(write_file_attributes, units, "dedupe: attributes", ledger, executor, quiet)
     seconds["outputs"] = time.perf_counter() - started
     report.stats = Stats(**{name: int(totals.get(name, 0)) for name in ("documents", "files", "marked_documents", "marked_spans")})

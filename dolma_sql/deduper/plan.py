@@ -19,6 +19,11 @@ from dolma_sql.runtime.ledger import LEDGER_FOLDER, fingerprint
 from dolma_sql.storage import urls
 
 
+ATTRIBUTE_RECORDS = {"bloom": "dedupe", "minhash": "dedupe-minhash-attributes"}
+"""The ledger command whose records stand for attribute files, by the mode that writes them (exact mode keeps one record
+of its run beside the lineage table: :mod:`.finished_run`)."""
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything a worker needs, derived from the validated config (picklable)."""

@@ -23,7 +23,7 @@ def test_environment_variables_with_and_without_defaults(monkeypatch):
 
 def test_key_references_keep_their_type_and_select_falls_back():
     config = {"n": 4, "paths": ["a", "b"], "m": "${n}", "copy": "${paths}", "text": "n=${n}", "s": "${oc.select:n,1}", "t": "${oc.select:nope,7}"}
-    assert interpolate(config) == {**config, "m": 4, "copy": ["a", "b"], "text": "n=4", "s": 4, "t": "7"}
+    assert interpolate(config) == {**config, "m": 4, "copy": ["a", "b"], "text": "n=4", "s": 4, "t": 7}
     with pytest.raises(ConfigError, match="refers to a missing key"):
         interpolate({"m": "${nope}"})
 
@@ -52,7 +52,30 @@ def test_a_remote_file_is_cached_once(tmp_path, monkeypatch):
     assert interpolate({"model": "${d.cache:memory://models/m.bin}"})["model"] == first and open(first, "rb").read() == b"weights"
 
 
+def test_a_remote_file_that_is_not_there_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(ConfigError, match=r"\$\{d.cache:memory://models/none.bin\} cannot be read") as error:
+        interpolate({"model": "${d.cache:memory://models/none.bin}"})
+    assert error.value.path == "model" and not list((tmp_path / ".cache" / "dolma-sql").iterdir())
+
+
 def test_an_unknown_resolver_is_one_clear_error():
     with pytest.raises(ConfigError, match=r"unsupported interpolation \$\{oc.decode:1\}") as error:
         interpolate({"a": "${oc.decode:1}"})
     assert "d.processes" in error.value.hint
+
+
+def test_nested_interpolations_resolve_innermost_first_and_typed_defaults(monkeypatch):
+    """As OmegaConf: a default may itself be an interpolation, ``\\${`` stays a literal ``${``, and a default keeps its
+    YAML type (``null``, numbers, booleans) unless quoted."""
+    monkeypatch.setenv("DOLMA_SQL_TEST_ROOT", "/data")
+    monkeypatch.delenv("DOLMA_SQL_TEST_UNSET", raising=False)
+    config = {
+        "nested": "${oc.env:DOLMA_SQL_TEST_UNSET,${oc.env:DOLMA_SQL_TEST_ROOT}}/mixed",
+        "escaped": "\\${nested} and ${n}",
+        "none": "${oc.env:DOLMA_SQL_TEST_UNSET,null}",
+        "number": "${oc.select:missing,1.5}",
+        "quoted": "${oc.env:DOLMA_SQL_TEST_UNSET,'7'}",
+        "n": 2,
+    }
+    assert interpolate(config) == {**config, "nested": "/data/mixed", "escaped": "${nested} and 2", "none": None, "number": 1.5, "quoted": "7"}

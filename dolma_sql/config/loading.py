@@ -61,8 +61,13 @@ def read_config_file(path: str) -> dict:
     return data
 
 
+_ESCAPED = "\x00dolma-sql-escaped\x00"
+"""Stands for an escaped ``\\${`` while the interpolations around it are resolved."""
+
+
 def interpolate(data: Any, root: dict | None = None, where: str = "") -> Any:
-    """Resolve ``${oc.env:VAR[,default]}`` and ``${dotted.key}`` references throughout ``data``."""
+    """Resolve the interpolations throughout ``data``, innermost first (``${oc.env:A,${oc.env:B}}``); ``\\${`` is a
+    literal ``${``."""
     root = data if root is None else root
     if isinstance(data, dict):
         return {key: interpolate(value, root, _join(where, key)) for key, value in data.items()}
@@ -70,10 +75,16 @@ def interpolate(data: Any, root: dict | None = None, where: str = "") -> Any:
         return [interpolate(value, root, f"{where}[{index}]") for index, value in enumerate(data)]
     if not isinstance(data, str) or "${" not in data:
         return data
-    whole = _INTERPOLATION.fullmatch(data)
-    if whole:  # a lone reference keeps the referenced value's type
-        return _resolve(whole.group(1), root, where)
-    return _INTERPOLATION.sub(lambda match: str(_resolve(match.group(1), root, where)), data)
+    text = data.replace("\\${", _ESCAPED)
+    while True:
+        whole = _INTERPOLATION.fullmatch(text)
+        if whole:  # a lone reference keeps the referenced value's type
+            value = _resolve(whole.group(1), root, where)
+            return value.replace(_ESCAPED, "${") if isinstance(value, str) else value
+        resolved = _INTERPOLATION.sub(lambda match: str(_resolve(match.group(1), root, where)), text)
+        if resolved == text:
+            return text.replace(_ESCAPED, "${")
+        text = resolved
 
 
 def _resolve(reference: str, root: dict, where: str) -> Any:
@@ -100,13 +111,27 @@ def _unquoted(text: str) -> str:
     return text.strip().strip("'\"")
 
 
+def _default(text: str) -> Any:
+    """A resolver's default as OmegaConf reads it: ``null``, a number or a boolean has its type; anything else, unquoted, is a string."""
+    import yaml
+
+    stripped = text.strip()
+    if stripped[:1] in "'\"":
+        return _unquoted(stripped)
+    try:
+        value = yaml.safe_load(stripped)
+    except yaml.YAMLError:
+        return stripped
+    return value if value is None or isinstance(value, (bool, int, float)) else stripped
+
+
 def _env(argument: str, root: dict, where: str) -> Any:
     name, comma, default = argument.partition(",")
     value = os.environ.get(name.strip())
     if value is None:
         if not comma:
             raise ConfigError(f"environment variable {name.strip()!r} is not set", path=where or None, hint=f"export {name.strip()}=...")
-        value = _unquoted(default)
+        value = _default(default)
     return value
 
 
@@ -115,7 +140,7 @@ def _select(argument: str, root: dict, where: str) -> Any:
     try:
         return _key(key.strip(), root, where)
     except ConfigError:
-        return _unquoted(default) if comma else None
+        return _default(default) if comma else None
 
 
 def _processes(argument: str, root: dict, where: str) -> int:
@@ -143,8 +168,11 @@ def _cache(argument: str, root: dict, where: str) -> str:
     cached = os.path.join(os.path.expanduser("~/.cache/dolma-sql"), hashlib.sha256(url.encode()).hexdigest()[:16] + "-" + urls.name(url))
     if not os.path.exists(cached):
         os.makedirs(os.path.dirname(cached), exist_ok=True)
-        with urls.open_input(url) as source, storage.output(cached, codec="") as target:
-            shutil.copyfileobj(source, target)
+        try:
+            with urls.open_input(url) as source, storage.output(cached, codec="") as target:
+                shutil.copyfileobj(source, target)
+        except OSError as error:
+            raise ConfigError(f"${{d.cache:{url}}} cannot be read ({error})", path=where or None, hint="check the URL, or give a local path") from None
     return cached
 
 

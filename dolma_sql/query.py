@@ -132,7 +132,10 @@ def open_sandboxed(
             connection.execute(f"SET memory_limit = {render(exp.Literal.string(memory_limit))}")
         except duckdb.Error as error:
             raise ConfigError(str(error).splitlines()[0], path="--memory-limit", hint="a size such as 512MB or 4GB") from None
-    sandbox(connection, [*allow_read, *(path for path in (database, scratch) if path)])
+    try:
+        sandbox(connection, [*allow_read, *(path for path in (database, scratch) if path)])
+    except duckdb.OutOfMemoryException:
+        raise ConfigError(f"{memory_limit} is too little for DuckDB to open the views", path="--memory-limit", hint="give it at least 64MB") from None
     return connection, corpus
 
 

@@ -272,8 +272,11 @@ def test_queries_spill_to_a_folder_of_their_own(site):
     spilled = site.cli(["sql", "-d", str(site.documents), "--memory-limit", "60MB", "--format", "csv",
                         "SELECT count(*) AS n FROM (SELECT i FROM range(20000000) t(i) ORDER BY i DESC)"])
     assert spilled.returncode == 0 and spilled.stdout.split() == ["n", "20000000"], spilled.stderr
-    refused = site.cli(["sql", "-d", str(site.documents), "--memory-limit", "lots", "SELECT 1"])
-    assert refused.returncode == 1 and refused.stderr.startswith("error: --memory-limit:") and "Traceback" not in refused.stderr
+    for limit in ("lots", "1KB"):
+        refused = site.cli(["sql", "-d", str(site.documents), "--memory-limit", limit, "SELECT 1"])
+        assert refused.returncode == 1 and refused.stderr.startswith("error: --memory-limit:") and "Traceback" not in refused.stderr
+    short = site.cli(["sql", "-d", str(site.documents), "--memory-limit", "20MB", "SELECT list(i) FROM range(20000000) t(i)"])
+    assert short.returncode == 1 and "Out of Memory" in short.stderr and "raise --memory-limit" in short.stderr and "SET memory_limit" not in short.stderr
 
 
 def test_a_config_field_name_is_never_read_as_sql(site, tmp_path):

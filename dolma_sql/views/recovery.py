@@ -114,6 +114,8 @@ def explain_error(error: duckdb.Error, corpus: Corpus | None, connection: duckdb
         located = find_malformed_line(malformed.group(1))
         if located is not None:
             return located
+    if isinstance(error, duckdb.OutOfMemoryException):  # DuckDB's own advice, SET memory_limit, is refused in the sandbox
+        return DolmaSqlError(message.split("\n")[0], hint="raise --memory-limit (queries spill to disk past it), or select fewer rows or columns")
     outside = isinstance(error, duckdb.PermissionException)
     return DolmaSqlError(message, hint=OUTSIDE_SANDBOX_HINT if outside else None)
 

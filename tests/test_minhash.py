@@ -280,3 +280,14 @@ def test_a_minhash_rerun_after_another_mode_rewrote_its_files_writes_its_own_aga
     run([*flags(tmp_path, "--dedupe.mode", "exact", bloom=None, name="mh"), "--processes", "1"])
     assert attribute_rows(tmp_path) != first
     assert run_minhash(config).stats.files == 2 and attribute_rows(tmp_path) == first
+
+
+def test_a_rerun_redoes_a_run_whose_signature_index_lost_its_tables(tmp_path: Path) -> None:
+    import shutil
+
+    planted_corpus(tmp_path, originals=20, copies=5, files=2)
+    config = minhash_config(tmp_path, index=str(tmp_path / "index"))
+    run_minhash(config)
+    assert run_minhash(config).stats.skipped_files == 2
+    shutil.rmtree(tmp_path / "index" / "signatures")
+    assert run_minhash(config).stats.files == 2 and any((tmp_path / "index" / "signatures").rglob("*.parquet"))

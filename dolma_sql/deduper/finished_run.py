@@ -10,6 +10,7 @@ another dedupe into the same attribute set) redoes the run.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from dolma_sql.config.dedupe import DeduperConfig
@@ -22,6 +23,16 @@ from dolma_sql.runtime import Ledger
 from dolma_sql.storage import urls
 
 COMMAND = "dedupe-run"
+
+
+def _index_files(index: str) -> list[str]:
+    """The manifest of the signature index at ``index`` and the signature tables it lists (none yet: the manifest)."""
+    manifest = urls.join(index, INDEX_MANIFEST)
+    try:
+        listed = json.loads(urls.read_bytes(manifest))["files"]
+    except (FileNotFoundError, ValueError, KeyError, TypeError):
+        return [manifest]
+    return [manifest, *(urls.join(index, entry["signatures"]) for entry in listed if isinstance(entry, dict) and "signatures" in entry)]
 
 
 @dataclass(frozen=True)
@@ -44,7 +55,7 @@ class FinishedRun:
             if value_set:
                 self.inputs += [swap_segment(job.path, config.dedupe.document_dir, f"attributes/{value_set}") for job in jobs]
             if minhash.index:
-                self.outputs.append(urls.join(minhash.index, INDEX_MANIFEST))
+                self.outputs += _index_files(minhash.index)
         self.options = [ledger_options(config), exact_scheme() if minhash is None else None]
         self.rename = writing_of(config).rename
 

@@ -54,8 +54,7 @@ class FinishedRun:
             value_set = (minhash.keep.attribute or "").partition("/")[0]
             if value_set:
                 self.inputs += [swap_segment(job.path, config.dedupe.document_dir, f"attributes/{value_set}") for job in jobs]
-            if minhash.index:
-                self.outputs += _index_files(minhash.index)
+        self.index = minhash.index if minhash is not None else None
         self.options = [ledger_options(config), exact_scheme() if minhash is None else None]
         self.rename = writing_of(config).rename
 
@@ -79,6 +78,7 @@ class FinishedRun:
             ledger.record(self.key, {"stats": report.stats.counters(), "minhash": report.minhash})
 
     def _ledger(self) -> Ledger:
+        """The ledger of the run's record, made from the files as they are now (an index lists its tables once written)."""
         ledger = Ledger(COMMAND, self.options, rename=self.rename)
-        ledger.track_inputs({self.key: self.inputs + self.outputs})
+        ledger.track_inputs({self.key: self.inputs + self.outputs + (_index_files(self.index) if self.index else [])})
         return ledger

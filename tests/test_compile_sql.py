@@ -77,7 +77,10 @@ def test_sql_that_does_not_read_back_as_the_checked_tree_is_refused():
         compiler._check_rendering()
 
 
-@pytest.mark.parametrize("expression", ["if(text = 'a', true, false)", "metadata->'$.a'->>'$.b' = 'x'", "trim(BOTH 'x' FROM text) = 'a'"])
+@pytest.mark.parametrize("expression", [
+    "if(text = 'a', true, false)", "metadata->'$.a'->>'$.b' = 'x'", "trim(BOTH 'x' FROM text) = 'a'",
+    "array_length(json_keys(metadata)) >= 0", "strpos(text, 'a') >= 0",
+])
 def test_filters_that_sqlglot_rewrites_still_read_back(expression):
     """``IF`` written as ``CASE``, chained arrows, ``TRIM(BOTH ...)``: sqlglot's rewrites are a fixed point, not an escape."""
     kept(include=[expression], syntax="sql")

@@ -47,6 +47,7 @@ _ALLOWED_FUNCTIONS = {
     "json_type", "json_array_length", "json_exists", "json_keys", "len", "array_length", "list_contains",
     "array_contains", "strpos", "trim", "ltrim", "rtrim", "substring", "ln", "log", "sqrt", "concat",
     "if", "json_extract_path", "json_extract_path_text", *MACROS,
+    "array_size", "str_position",  # sqlglot's names of array_length and strpos
 }
 
 

@@ -15,11 +15,9 @@ from dolma_sql.help import config_command
 def register(app: typer.Typer) -> None:
     @app.command("list", cls=config_command("dolma_sql.config.tag:ListConfig"), context_settings=DOLMA_FLAGS, help="List the available taggers (dolma list).")
     def list_taggers(ctx: typer.Context) -> None:
-        from rich.console import Console
-
-        from dolma_sql.runtime.progress import new_console
         from rich.table import Table
 
+        from dolma_sql.runtime.progress import new_console
         from dolma_sql.tagger.plugins import import_tagger_modules
         from dolma_sql.tagger.registry import registry
 
@@ -40,4 +38,4 @@ def register(app: typer.Typer) -> None:
                 spec.requires or "",
                 "vectorized" if spec.vectorized else "per document",
             )
-        new_console(width=max(160, Console().width)).print(table)
+        new_console(width=max(160, new_console().width)).print(table)
